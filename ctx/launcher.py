@@ -1,0 +1,191 @@
+"""`make run`: embedded services, migrations, a one-time admin key, then web + worker + beat.
+
+Runs without importing Django, so a malformed setting is reported before anything starts.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from types import FrameType
+
+from ctx import config, embedded
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def attach_embedded() -> embedded.Embedded | None:
+    """For manage.py: reuse (or start) the embedded PostgreSQL when DATABASE_URL is unset."""
+    if os.environ.get("DATABASE_URL"):
+        return None
+    values = _load_or_exit()
+    data_dir = (ROOT / str(values["CTX_DATA_DIR"])).resolve()
+    handles = embedded.Embedded()
+    handles._pg, handles.database_url = embedded.start_postgres(data_dir)
+    os.environ["DATABASE_URL"] = handles.database_url
+    sock = data_dir / "run" / "redis.sock"
+    if not os.environ.get("REDIS_URL") and sock.exists():
+        os.environ["REDIS_URL"] = f"redis+socket://{sock}"
+    return handles
+
+
+def _load_or_exit() -> dict[str, object]:
+    try:
+        return config.load()
+    except config.ConfigError as exc:
+        print(f"ctx: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+
+
+def free_port(host: str, preferred: int) -> int:
+    """The preferred port if it is free, else one the kernel picks."""
+    for port in (preferred, 0):
+        with socket.socket() as s:
+            try:
+                s.bind((host, port))
+            except OSError:
+                continue
+            return int(s.getsockname()[1])
+    raise RuntimeError("no free port")
+
+
+def _manage(*args: str, capture: bool = False) -> str:
+    result = subprocess.run(  # noqa: S603 - our own interpreter and manage.py
+        [sys.executable, str(ROOT / "manage.py"), *args],
+        check=True,
+        text=True,
+        capture_output=capture,
+    )
+    return result.stdout if capture else ""
+
+
+def _wait_healthy(url: str, procs: list[subprocess.Popen[bytes]], timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if any(p.poll() is not None for p in procs):
+            raise RuntimeError("a server process exited during start-up")
+        try:
+            with urllib.request.urlopen(url + "/health", timeout=2) as resp:  # noqa: S310
+                if resp.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.2)
+    raise RuntimeError(f"the web server did not answer {url}/health in {timeout:.0f} s")
+
+
+def _spawn(values: dict[str, object], data_dir: Path, port: int) -> list[subprocess.Popen[bytes]]:
+    py = sys.executable
+    run_dir = data_dir / "run"
+    commands = [
+        [
+            py,
+            "-m",
+            "uvicorn",
+            "ctx.asgi:app",
+            "--host",
+            str(values["CTX_HOST"]),
+            "--port",
+            str(port),
+            "--workers",
+            "2",
+            "--log-level",
+            "warning",
+        ],
+        [
+            py,
+            "-m",
+            "celery",
+            "-A",
+            "ctx",
+            "worker",
+            "--loglevel",
+            "warning",
+            "--concurrency",
+            str(values["CTX_WORKERS"]),
+            "--hostname",
+            f"ctx-{os.getpid()}@%h",
+        ],
+        [
+            py,
+            "-m",
+            "celery",
+            "-A",
+            "ctx",
+            "beat",
+            "--loglevel",
+            "warning",
+            "--schedule",
+            str(run_dir / "celerybeat-schedule"),
+        ],
+    ]
+    if not values["CTX_WORKERS"]:
+        commands = commands[:1] + commands[2:]
+    return [subprocess.Popen(c, cwd=ROOT) for c in commands]  # noqa: S603
+
+
+def _stop(procs: list[subprocess.Popen[bytes]]) -> None:
+    for p in procs:
+        if p.poll() is None:
+            p.send_signal(signal.SIGTERM)
+    for p in procs:
+        try:
+            p.wait(15)
+        except subprocess.TimeoutExpired:
+            p.kill()
+
+
+def run() -> int:
+    values = _load_or_exit()
+    data_dir = (ROOT / str(values["CTX_DATA_DIR"])).resolve()
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ctx.settings")
+    handles = embedded.start(data_dir)
+    procs: list[subprocess.Popen[bytes]] = []
+    stopping = False
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        nonlocal stopping
+        stopping = True
+
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGTERM, on_signal)
+    try:
+        _manage("migrate", "--noinput", "-v", "0")
+        first_key = _manage("bootstrap", capture=True).strip()
+        port = free_port(str(values["CTX_HOST"]), int(str(values["CTX_PORT"])))
+        url = f"http://{values['CTX_HOST']}:{port}"
+        procs = _spawn(values, data_dir, port)
+        _wait_healthy(url, procs)
+        _banner(url, first_key, data_dir)
+        while not stopping and all(p.poll() is None for p in procs):
+            time.sleep(0.5)
+    finally:
+        print("ctx: stopping…", file=sys.stderr)
+        _stop(procs)
+        handles.stop()
+    return 0
+
+
+def _banner(url: str, first_key: str, data_dir: Path) -> None:
+    print(f"\nctx is running at {url}  (data in {data_dir}; Ctrl-C stops everything)")
+    if first_key:
+        print("\nBootstrap admin key (shown once, store it now):\n")
+        print(f"    {first_key}\n")
+        print(f'    curl -H "X-Context-Key: {first_key}" {url}/api/whoami\n')
+    sys.stdout.flush()
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["run"]:
+        return run()
+    print("usage: python -m ctx.launcher run", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,0 +1,226 @@
+"""Core domain: tenants own scopes; API keys act within scopes; blocks live in one scope."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from django.contrib.postgres.fields import ArrayField
+from django.contrib.postgres.indexes import GinIndex
+from django.contrib.postgres.search import SearchVector, SearchVectorField
+from django.db import models
+from django.db.models import Q
+from pgvector.django import HnswIndex, VectorField
+
+EMBED_DIM = 384  # all-MiniLM-L6-v2; a mismatching provider is a start-up error (issue 3)
+
+SCOPE_NAME_RE = r"^[a-z0-9][a-z0-9:_.-]{0,99}$"
+
+
+class Tenant(models.Model):
+    class Status(models.TextChoices):
+        ACTIVE = "active"
+        SUSPENDED = "suspended"
+
+    name = models.SlugField(max_length=64, unique=True)
+    display_name = models.CharField(max_length=200, blank=True)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.ACTIVE)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(status__in=["active", "suspended"]), name="tenant_status_valid"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Scope(models.Model):
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="scopes")
+    name = models.CharField(max_length=100)
+    description = models.CharField(max_length=500, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["tenant", "name"], name="scope_tenant_name_uniq"),
+            models.CheckConstraint(condition=Q(name__regex=SCOPE_NAME_RE), name="scope_name_valid"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.tenant.name}/{self.name}"
+
+
+class ApiKey(models.Model):
+    """A key is `ctx_<prefix>_<secret>`; only the prefix and an HMAC of the secret are kept."""
+
+    class Role(models.TextChoices):
+        OWNER = "owner"
+        ADMIN = "admin"
+        MEMBER = "member"
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="keys")
+    name = models.CharField(max_length=100)
+    prefix = models.CharField(max_length=16, unique=True)
+    secret_hmac = models.CharField(max_length=64)
+    home_scope = models.ForeignKey(Scope, on_delete=models.PROTECT, related_name="home_keys")
+    read_scopes = models.ManyToManyField(Scope, related_name="reader_keys", blank=True)
+    write_scopes = models.ManyToManyField(Scope, related_name="writer_keys", blank=True)
+    is_admin = models.BooleanField(default=False)
+    role = models.CharField(max_length=16, choices=Role.choices, default=Role.MEMBER)
+    active = models.BooleanField(default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(role__in=["owner", "admin", "member"]), name="apikey_role_valid"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} (ctx_{self.prefix}_…)"
+
+
+class BlockType(models.TextChoices):
+    KNOWLEDGE = "knowledge"
+    REFERENCE = "reference"
+    AUDIT_TRAIL = "audit-trail"
+    SYSTEM_META = "system-meta"
+    TRANSCRIPT = "transcript"
+    DIGEST = "digest"
+    PREFERENCE = "preference"
+    DECISION = "decision"
+    NOTE = "note"
+
+
+class Lifecycle(models.TextChoices):
+    KNOWLEDGE = "knowledge"
+    CANONICAL = "canonical"
+    SNAPSHOT = "snapshot"
+    CHUNK = "chunk"
+    SYNTHESIS = "synthesis"
+
+
+class Sensitivity(models.TextChoices):
+    PUBLIC = "public"
+    INTERNAL = "internal"
+    PERSONAL = "personal"
+    CREDENTIALS = "credentials"
+
+
+def _choices_q(field: str, choices: type[models.TextChoices]) -> Q:
+    return Q(**{f"{field}__in": [c.value for c in choices]})
+
+
+class BlockQuerySet(models.QuerySet["Block"]):
+    def live(self) -> BlockQuerySet:
+        return self.filter(archived=False)
+
+    def in_scopes(self, scope_ids: Any) -> BlockQuerySet:
+        return self.filter(scope_id__in=scope_ids)
+
+
+class Block(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    scope = models.ForeignKey(Scope, on_delete=models.CASCADE, related_name="blocks")
+    category = models.CharField(max_length=100)
+    title = models.CharField(max_length=500)
+    content = models.TextField()
+    tags = ArrayField(models.CharField(max_length=100), default=list, blank=True)
+    metadata = models.JSONField(default=dict, blank=True)
+    type = models.CharField(max_length=32, choices=BlockType.choices, default=BlockType.KNOWLEDGE)
+    lifecycle = models.CharField(
+        max_length=16, choices=Lifecycle.choices, default=Lifecycle.KNOWLEDGE
+    )
+    content_hash = models.CharField(max_length=64)
+    superseded_by = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="supersedes"
+    )
+    archived = models.BooleanField(default=False)
+    embedding = VectorField(dimensions=EMBED_DIM, null=True, blank=True)
+    embed_model = models.CharField(max_length=200, blank=True)
+    # Generated so they can never drift from the text; title weighs more than content.
+    tsv_en = models.GeneratedField(
+        expression=SearchVector("title", weight="A", config="english")
+        + SearchVector("content", weight="B", config="english"),
+        output_field=SearchVectorField(),
+        db_persist=True,
+    )
+    tsv_de = models.GeneratedField(
+        expression=SearchVector("title", weight="A", config="german")
+        + SearchVector("content", weight="B", config="german"),
+        output_field=SearchVectorField(),
+        db_persist=True,
+    )
+    content_times = ArrayField(models.DateTimeField(), default=list, blank=True)
+    valid_from = models.DateTimeField(null=True, blank=True)
+    valid_to = models.DateTimeField(null=True, blank=True)
+    quality = models.FloatField(default=0.5)
+    sensitivity = models.CharField(
+        max_length=16, choices=Sensitivity.choices, default=Sensitivity.INTERNAL
+    )
+    source = models.CharField(max_length=200, blank=True)
+    source_session = models.CharField(max_length=200, blank=True)
+    source_quote = models.TextField(blank=True)
+    source_time = models.DateTimeField(null=True, blank=True)  # when the source said it
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = BlockQuerySet.as_manager()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["scope", "category", "title"], name="block_scope_category_title_uniq"
+            ),
+            models.CheckConstraint(
+                condition=_choices_q("type", BlockType), name="block_type_valid"
+            ),
+            models.CheckConstraint(
+                condition=_choices_q("lifecycle", Lifecycle), name="block_lifecycle_valid"
+            ),
+            models.CheckConstraint(
+                condition=_choices_q("sensitivity", Sensitivity), name="block_sensitivity_valid"
+            ),
+            models.CheckConstraint(condition=~Q(category=""), name="block_category_nonempty"),
+            models.CheckConstraint(condition=~Q(title=""), name="block_title_nonempty"),
+            models.CheckConstraint(
+                condition=Q(valid_to__isnull=True)
+                | Q(valid_from__isnull=True)
+                | Q(valid_to__gte=models.F("valid_from")),
+                name="block_validity_ordered",
+            ),
+            models.CheckConstraint(
+                condition=Q(quality__gte=0) & Q(quality__lte=1), name="block_quality_range"
+            ),
+            models.CheckConstraint(
+                condition=~Q(superseded_by=models.F("id")), name="block_not_self_superseded"
+            ),
+        ]
+        indexes = [
+            GinIndex(fields=["tsv_en"], name="block_tsv_en_gin"),
+            GinIndex(fields=["tsv_de"], name="block_tsv_de_gin"),
+            GinIndex(fields=["title"], name="block_title_trgm", opclasses=["gin_trgm_ops"]),
+            GinIndex(fields=["tags"], name="block_tags_gin"),
+            HnswIndex(
+                name="block_embedding_hnsw",
+                fields=["embedding"],
+                m=16,
+                ef_construction=64,
+                opclasses=["vector_cosine_ops"],
+            ),
+            models.Index(fields=["scope", "category"], name="block_scope_category"),
+            models.Index(
+                fields=["scope", "updated_at"],
+                name="block_scope_updated",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.category}/{self.title}"

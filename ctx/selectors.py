@@ -1,0 +1,110 @@
+"""Reads. `get_<thing>_for(principal, …)` are the only ways to reach a tenant's objects."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import timedelta
+from typing import Any
+
+from django.db.models import Count, Q
+from django.utils import timezone
+
+from ctx import keys
+from ctx.errors import NotFound
+from ctx.models import ApiKey, Block, Scope, Tenant
+from ctx.principal import Principal
+
+LAST_USED_RESOLUTION = timedelta(minutes=1)  # bounds write load from busy keys
+
+
+def principal_for_key(raw: str) -> Principal | None:
+    """The principal of an active key of an active tenant, or None (never says which failed)."""
+    parts = keys.split(raw)
+    if parts is None:
+        return None
+    prefix, secret = parts
+    key = (
+        ApiKey.objects.select_related("tenant")
+        .filter(prefix=prefix, active=True, tenant__status=Tenant.Status.ACTIVE)
+        .first()
+    )
+    if key is None or not keys.matches(secret, key.secret_hmac):
+        return None
+    _touch(key)
+    return principal_from_key(key)
+
+
+def _touch(key: ApiKey) -> None:
+    now = timezone.now()
+    if key.last_used_at is None or now - key.last_used_at >= LAST_USED_RESOLUTION:
+        ApiKey.objects.filter(pk=key.pk).update(last_used_at=now)
+        key.last_used_at = now
+
+
+def principal_from_key(key: ApiKey) -> Principal:
+    write_ids = set(key.write_scopes.values_list("id", flat=True))
+    read_ids = set(key.read_scopes.values_list("id", flat=True)) | write_ids | {key.home_scope_id}
+    names = dict(Scope.objects.filter(id__in=read_ids).values_list("name", "id"))
+    return Principal(
+        key=key,
+        tenant_id=key.tenant_id,
+        tenant_name=key.tenant.name,
+        home_scope_id=key.home_scope_id,
+        read_scope_ids=frozenset(read_ids),
+        write_scope_ids=frozenset(write_ids),
+        scope_names=names,
+    )
+
+
+def readable_scope_ids(principal: Principal, names: list[str] | None) -> list[int]:
+    """The ids of the named readable scopes (unknown names are ignored: they leak nothing)."""
+    if not names:
+        return sorted(principal.read_scope_ids)
+    return sorted({principal.scope_names[n] for n in names if n in principal.scope_names})
+
+
+def _parse_uuid(value: str) -> uuid.UUID | None:
+    try:
+        return uuid.UUID(str(value))
+    except ValueError:
+        return None
+
+
+def get_block_for(principal: Principal, block_id: str, *, for_update: bool = False) -> Block:
+    """The live block if the principal can read it; NotFound otherwise (same for missing)."""
+    pk = _parse_uuid(block_id)
+    if pk is None:
+        raise NotFound()
+    qs = Block.objects.select_related("scope").filter(
+        pk=pk, archived=False, scope_id__in=principal.read_scope_ids
+    )
+    if for_update:
+        qs = qs.select_for_update(of=("self",))
+    block = qs.first()
+    if block is None:
+        raise NotFound()
+    return block
+
+
+def block_stats(principal: Principal, scope_ids: list[int]) -> dict[str, Any]:
+    live = Block.objects.filter(scope_id__in=scope_ids, archived=False)
+    totals = live.aggregate(
+        blocks=Count("id"),
+        awaiting_embedding=Count("id", filter=Q(embedding__isnull=True)),
+    )
+    per_scope = dict(
+        live.values_list("scope__name").annotate(n=Count("id")).values_list("scope__name", "n")
+    )
+    per_type = dict(live.values_list("type").annotate(n=Count("id")).values_list("type", "n"))
+    archived = Block.objects.filter(scope_id__in=scope_ids, archived=True).count()
+    return {**totals, "archived": archived, "scopes": per_scope, "types": per_type}
+
+
+def categories(principal: Principal, scope_ids: list[int]) -> list[dict[str, Any]]:
+    rows = (
+        Block.objects.filter(scope_id__in=scope_ids, archived=False)
+        .values("category")
+        .annotate(count=Count("id"))
+        .order_by("-count", "category")
+    )
+    return [{"category": r["category"], "count": r["count"]} for r in rows]

@@ -1,0 +1,286 @@
+"""Writes. Every interface (HTTP, MCP, CLI, tasks) calls these; they hold the rules."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from ctx import keys
+from ctx.errors import FORBIDDEN_SCOPE_MESSAGE, Conflict, Forbidden, ValidationFailed
+from ctx.models import ApiKey, Block, Scope, Tenant
+from ctx.principal import Principal
+from ctx.selectors import get_block_for
+
+log = logging.getLogger("ctx.services")
+
+# Called with the ids of written blocks after their transaction commits (embedding, anchors,
+# dream eligibility). Apps register here instead of the block code importing them.
+AFTER_WRITE: list[Callable[[list[str]], None]] = []
+
+
+def _after_commit(block_ids: list[str]) -> None:
+    def run() -> None:
+        for hook in AFTER_WRITE:
+            try:
+                hook(block_ids)
+            except Exception:  # a broker outage must not fail a committed write
+                log.warning(
+                    "after-write hook %s failed; the backfill will catch up",
+                    getattr(hook, "__name__", hook),
+                    exc_info=True,
+                )
+
+    transaction.on_commit(run)
+
+
+# --- tenants, scopes, keys -------------------------------------------------------------------
+
+
+@transaction.atomic
+def tenant_create(*, name: str, display_name: str = "", scopes: Iterable[str] = ()) -> Tenant:
+    """Create a tenant with its `<name>:main` scope and any extra scopes named."""
+    if Tenant.objects.filter(name=name).exists():
+        raise Conflict(f"Tenant '{name}' already exists.")
+    tenant = Tenant.objects.create(name=name, display_name=display_name or name)
+    for scope in dict.fromkeys([f"{name}:main", *scopes]):
+        scope_create(tenant=tenant, name=scope)
+    return tenant
+
+
+def scope_create(*, tenant: Tenant, name: str, description: str = "") -> Scope:
+    try:
+        with transaction.atomic():
+            return Scope.objects.create(tenant=tenant, name=name, description=description)
+    except IntegrityError:
+        if Scope.objects.filter(tenant=tenant, name=name).exists():
+            raise Conflict(f"Scope '{name}' already exists.") from None
+        raise ValidationFailed(
+            "A scope name is 1-100 characters of a-z, 0-9, ':', '_', '.', '-'."
+        ) from None
+
+
+def _tenant_scopes(tenant: Tenant, names: Iterable[str]) -> list[Scope]:
+    names = list(dict.fromkeys(names))
+    found = {s.name: s for s in Scope.objects.filter(tenant=tenant, name__in=names)}
+    missing = [n for n in names if n not in found]
+    if missing:
+        raise ValidationFailed(f"Unknown scopes for tenant '{tenant.name}': {', '.join(missing)}.")
+    return [found[n] for n in names]
+
+
+@transaction.atomic
+def key_create(
+    *,
+    tenant: Tenant,
+    name: str,
+    home: str,
+    read: Iterable[str] = (),
+    write: Iterable[str] | None = None,
+    is_admin: bool = False,
+    role: str = ApiKey.Role.MEMBER,
+) -> tuple[ApiKey, str]:
+    """Create a key; return it and the full secret, which is never shown again.
+
+    With `write` unset the key may write its home scope; pass an empty list for a read-only key.
+    """
+    (home_scope,) = _tenant_scopes(tenant, [home])
+    write_scopes = _tenant_scopes(tenant, [home] if write is None else write)
+    read_scopes = _tenant_scopes(tenant, read)
+    raw, prefix, digest = keys.generate()
+    key = ApiKey.objects.create(
+        tenant=tenant,
+        name=name,
+        prefix=prefix,
+        secret_hmac=digest,
+        home_scope=home_scope,
+        is_admin=is_admin,
+        role=role,
+    )
+    key.write_scopes.set(write_scopes)
+    key.read_scopes.set(read_scopes)
+    return key, raw
+
+
+def key_revoke(*, tenant: Tenant | None, prefix: str) -> ApiKey:
+    qs = ApiKey.objects.filter(prefix=prefix, active=True)
+    if tenant is not None:
+        qs = qs.filter(tenant=tenant)
+    key = qs.first()
+    if key is None:
+        raise Conflict(f"No active key with prefix '{prefix}'.")
+    key.active = False
+    key.revoked_at = timezone.now()
+    key.save(update_fields=["active", "revoked_at"])
+    return key
+
+
+# --- blocks ------------------------------------------------------------------------------------
+
+
+def content_hash(content: str) -> str:
+    return hashlib.sha256(content.encode("utf-8")).hexdigest()
+
+
+@dataclass
+class BlockInput:
+    category: str
+    title: str
+    content: str
+    tags: list[str] = field(default_factory=list)
+    metadata: dict[str, Any] = field(default_factory=dict)
+    type: str = "knowledge"
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
+    source: str = ""
+    source_time: datetime | None = None
+
+
+@dataclass(frozen=True)
+class UpsertResult:
+    block: Block
+    action: str  # created | updated | noop
+
+
+def writable_scope(principal: Principal, name: str | None) -> int:
+    """The id of the named scope if the key may write it; the same 403 for every refusal."""
+    scope_id = principal.home_scope_id if name is None else principal.scope_names.get(name, -1)
+    if not principal.can_write(scope_id):
+        raise Forbidden(FORBIDDEN_SCOPE_MESSAGE)
+    return scope_id
+
+
+def _validity(data: BlockInput) -> None:
+    if data.valid_from and data.valid_to and data.valid_to < data.valid_from:
+        raise ValidationFailed("'valid_to' must not be before 'valid_from'.")
+
+
+def _same(block: Block, data: BlockInput, digest: str) -> bool:
+    return (
+        not block.archived
+        and block.content_hash == digest
+        and block.tags == data.tags
+        and block.metadata == data.metadata
+        and block.type == data.type
+        and block.valid_from == data.valid_from
+        and block.valid_to == data.valid_to
+    )
+
+
+def _apply(block: Block, data: BlockInput, digest: str) -> None:
+    if block.content_hash != digest:
+        block.embedding = None  # stale: the worker embeds the new text
+        block.embed_model = ""
+    block.content = data.content
+    block.content_hash = digest
+    block.tags = data.tags
+    block.metadata = data.metadata
+    block.type = data.type
+    block.valid_from = data.valid_from
+    block.valid_to = data.valid_to
+    block.source = data.source or block.source
+    block.source_time = data.source_time or block.source_time
+    block.archived = False
+
+
+def _upsert_one(scope_id: int, data: BlockInput, *, retry: bool = True) -> UpsertResult:
+    digest = content_hash(data.content)
+    existing = (
+        Block.objects.select_for_update()
+        .filter(scope_id=scope_id, category=data.category, title=data.title)
+        .first()
+    )
+    if existing is not None:
+        if _same(existing, data, digest):
+            return UpsertResult(existing, "noop")
+        _apply(existing, data, digest)
+        existing.save()
+        return UpsertResult(existing, "updated")
+    block = Block(scope_id=scope_id, category=data.category, title=data.title)
+    _apply(block, data, digest)
+    try:
+        with transaction.atomic():  # a concurrent insert of the same key loses the race here
+            block.save(force_insert=True)
+    except IntegrityError:
+        if not retry:
+            raise
+        return _upsert_one(scope_id, data, retry=False)
+    return UpsertResult(block, "created")
+
+
+def block_upsert(*, principal: Principal, scope: str | None, data: BlockInput) -> UpsertResult:
+    """Create or update the block at (scope, category, title); identical content is a no-op."""
+    return block_upsert_many(principal=principal, scope=scope, items=[data])[0]
+
+
+@transaction.atomic
+def block_upsert_many(
+    *, principal: Principal, scope: str | None, items: list[BlockInput]
+) -> list[UpsertResult]:
+    scope_id = writable_scope(principal, scope)
+    for item in items:
+        _validity(item)
+    results = [_upsert_one(scope_id, item) for item in items]
+    changed = [str(r.block.pk) for r in results if r.action != "noop"]
+    if changed:
+        _after_commit(changed)
+    return results
+
+
+UPDATABLE = ("category", "title", "content", "tags", "metadata", "type", "valid_from", "valid_to")
+
+
+@transaction.atomic
+def block_update(*, principal: Principal, block_id: str, fields: dict[str, Any]) -> Block:
+    """Change only the given fields; the same 404 for missing and unreadable blocks."""
+    block = get_block_for(principal, block_id, for_update=True)
+    if not principal.can_write(block.scope_id):
+        raise Forbidden(FORBIDDEN_SCOPE_MESSAGE)
+    data = BlockInput(
+        category=fields.get("category", block.category),
+        title=fields.get("title", block.title),
+        content=fields.get("content", block.content),
+        tags=fields.get("tags", block.tags),
+        metadata=fields.get("metadata", block.metadata),
+        type=fields.get("type", block.type),
+        valid_from=fields.get("valid_from", block.valid_from),
+        valid_to=fields.get("valid_to", block.valid_to),
+    )
+    _validity(data)
+    if (data.category, data.title) != (block.category, block.title):
+        clash = Block.objects.filter(
+            scope_id=block.scope_id, category=data.category, title=data.title
+        ).exclude(pk=block.pk)
+        if clash.exists():
+            raise Conflict("Another block in this scope has that category and title.")
+    block.category, block.title = data.category, data.title
+    _apply(block, data, content_hash(data.content))
+    block.save()
+    _after_commit([str(block.pk)])
+    return block
+
+
+@transaction.atomic
+def block_archive(*, principal: Principal, block_id: str) -> Block:
+    """Archive (soft-delete) a block the principal can write."""
+    block = get_block_for(principal, block_id, for_update=True)
+    if not principal.can_write(block.scope_id):
+        raise Forbidden(FORBIDDEN_SCOPE_MESSAGE)
+    block.archived = True
+    block.save(update_fields=["archived", "updated_at"])
+    return block
+
+
+@transaction.atomic
+def scope_grant_new(*, principal: Principal, name: str, description: str = "") -> Scope:
+    """Create a scope in the principal's tenant; the creating key may read and write it."""
+    tenant = Tenant.objects.get(pk=principal.tenant_id)
+    scope = scope_create(tenant=tenant, name=name, description=description)
+    principal.key.write_scopes.add(scope)
+    return scope

@@ -1,0 +1,137 @@
+"""Django settings. Every value comes from the environment through ctx.config (validated)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ctx.shadow import ensure_project_secrets
+
+ensure_project_secrets()
+
+import secrets  # noqa: E402 - the project's app, which re-exports the stdlib module
+
+from ctx import config  # noqa: E402
+from ctx.dburl import parse_database_url  # noqa: E402
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+CTX = config.load()
+
+DATA_DIR = (BASE_DIR / CTX["CTX_DATA_DIR"]).resolve()
+DEBUG = CTX["CTX_DEBUG"]
+
+
+def _secret_key() -> str:
+    """The configured key, or one generated once into the data directory for local use."""
+    if CTX["CTX_SECRET_KEY"]:
+        return str(CTX["CTX_SECRET_KEY"])
+    path = DATA_DIR / "secret_key"
+    if path.exists():
+        return path.read_text().strip()
+    DATA_DIR.mkdir(parents=True, exist_ok=True)
+    key = secrets.token_urlsafe(50)
+    path.write_text(key)
+    path.chmod(0o600)
+    return key
+
+
+SECRET_KEY = _secret_key()
+ALLOWED_HOSTS = CTX["CTX_ALLOWED_HOSTS"] + (["testserver"] if os.environ.get("CTX_TESTING") else [])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django.contrib.postgres",
+    "rest_framework",
+    "ctx.apps.CtxConfig",
+    "retrieval.apps.RetrievalConfig",
+    "dream.apps.DreamConfig",
+    "secrets.apps.SecretsConfig",
+    "frontend.apps.FrontendConfig",
+]
+
+# One place for the whole schema history (design §2).
+MIGRATION_MODULES = {
+    "ctx": "migrations.ctx",
+    "retrieval": "migrations.retrieval",
+    "dream": "migrations.dream",
+    "secrets": "migrations.secrets",
+    "frontend": "migrations.frontend",
+}
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "ctx.urls"
+APPEND_SLASH = False  # a redirect would turn a POST into a body-less GET
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+WSGI_APPLICATION = "ctx.wsgi.application"
+ASGI_APPLICATION = "ctx.asgi.app"
+
+_db = parse_database_url(CTX["DATABASE_URL"] or "postgresql://postgres@/postgres")
+# HNSW iterative scan: scope filters applied after the index scan must not starve recall.
+_db["OPTIONS"].setdefault("options", "-c hnsw.iterative_scan=relaxed_order")
+_db["CONN_MAX_AGE"] = 60
+_db["CONN_HEALTH_CHECKS"] = True
+DATABASES = {"default": _db}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+REDIS_URL = CTX["REDIS_URL"]
+CELERY_BROKER_URL = REDIS_URL
+CELERY_RESULT_BACKEND = REDIS_URL
+CELERY_TASK_TIME_LIMIT = 300  # set globally (conventions §9); tasks own only their retries
+CELERY_TASK_SOFT_TIME_LIMIT = 240
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_ACKS_LATE = True
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = CTX["CTX_TIME_ZONE"]
+USE_I18N = False
+USE_TZ = True
+STATIC_URL = "static/"
+STATIC_ROOT = DATA_DIR / "static"
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": ["ctx.auth.ApiKeyAuthentication"],
+    "DEFAULT_PERMISSION_CLASSES": ["ctx.auth.HasApiKey"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "EXCEPTION_HANDLER": "ctx.errors.exception_handler",
+    "UNAUTHENTICATED_USER": None,
+}
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "loggers": {
+        "ctx": {"handlers": ["console"], "level": CTX["CTX_LOG_LEVEL"].upper()},
+        "django.request": {"handlers": ["console"], "level": "ERROR"},
+    },
+}

@@ -1,0 +1,38 @@
+"""pytest plugin: one embedded PostgreSQL and Redis per test run, before Django loads settings.
+
+Loaded with `-p ctx.testing.plugin` (pyproject addopts) so its hook runs before pytest-django
+reads DATABASES. A DATABASE_URL / REDIS_URL already in the environment is used instead.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+_handles: Any = None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config: Any, parser: Any, args: list[str]) -> None:
+    global _handles
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    os.environ["CTX_TESTING"] = "1"
+    if os.environ.get("DATABASE_URL") and os.environ.get("REDIS_URL"):
+        return
+    from ctx import embedded
+
+    data_dir = Path(tempfile.mkdtemp(prefix="ctx-test-"))
+    os.environ.setdefault("CTX_DATA_DIR", str(data_dir))
+    _handles = embedded.start(data_dir, temporary=True)
+
+
+def pytest_unconfigure(config: Any) -> None:
+    global _handles
+    if _handles is not None:
+        _handles.stop()
+        _handles = None

@@ -1,0 +1,1 @@
+"""Background consolidation: claims, link discovery, supersession, guard, digest."""

@@ -1,0 +1,1 @@
+"""The web UI, served by Django."""

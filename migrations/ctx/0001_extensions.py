@@ -1,0 +1,11 @@
+from django.contrib.postgres.operations import CreateExtension, TrigramExtension
+from django.db import migrations
+
+
+class Migration(migrations.Migration):
+    initial = True
+    dependencies: list = []
+    operations = [
+        CreateExtension("vector"),
+        TrigramExtension(),
+    ]

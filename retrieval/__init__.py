@@ -1,0 +1,1 @@
+"""The query pipeline: temporal parsing, search arms, fusion, gravity, expansion, rerank."""

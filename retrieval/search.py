@@ -1,0 +1,89 @@
+"""Running the fused statement and shaping its rows into typed hits."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db import connection
+
+from ctx.models import Block
+from retrieval.sql import ARMS, ArmWeights, Filters, fused_search_sql
+
+PREVIEW_CHARS = 240
+_SPACE = re.compile(r"\s+")
+
+
+@dataclass
+class Hit:
+    """One candidate through the pipeline; stages adjust `score` and note what they did."""
+
+    id: str
+    score: float
+    rrf: float
+    arms: dict[str, dict[str, float]] = field(default_factory=dict)
+    block: Block | None = None
+    stages: dict[str, Any] = field(default_factory=dict)
+
+
+def preview(text: str) -> str:
+    flat = _SPACE.sub(" ", text).strip()
+    return flat if len(flat) <= PREVIEW_CHARS else flat[: PREVIEW_CHARS - 1].rstrip() + "…"
+
+
+def pool_size(limit: int) -> int:
+    """Candidates each arm ranks: enough headroom for fusion and later re-ranking."""
+    return max(50, limit * 5)
+
+
+def run_fused(
+    *,
+    query: str,
+    filters: Filters,
+    limit: int,
+    weights: ArmWeights | None = None,
+    query_vector: list[float] | None = None,
+    queries: dict[str, str] | None = None,
+) -> list[Hit]:
+    """Hits ordered by weighted RRF. `queries` may give each language arm its own text."""
+    weights = weights or ArmWeights()
+    sql, params = fused_search_sql(
+        filters=filters, weights=weights, with_semantic=query_vector is not None
+    )
+    per_lang = queries or {}
+    params.update(
+        q_english=per_lang.get("english", query),
+        q_german=per_lang.get("german", query),
+        q_raw=query,
+        qvec=_vector_literal(query_vector) if query_vector is not None else None,
+        pool=pool_size(limit),
+        limit=limit,
+    )
+    with connection.cursor() as cur:
+        cur.execute(sql, params)
+        rows = cur.fetchall()
+    return [_hit(row) for row in rows]
+
+
+def _vector_literal(vec: list[float]) -> str:
+    return "[" + ",".join(f"{x:.6f}" for x in vec) + "]"
+
+
+def _hit(row: tuple[Any, ...]) -> Hit:
+    block_id, rrf = str(row[0]), float(row[1])
+    arms: dict[str, dict[str, float]] = {}
+    for i, arm in enumerate(ARMS):
+        rank, score = row[2 + 2 * i], row[3 + 2 * i]
+        if rank is not None:
+            arms[arm] = {"rank": int(rank), "score": round(float(score), 6)}
+    return Hit(id=block_id, score=rrf, rrf=rrf, arms=arms)
+
+
+def attach_blocks(hits: list[Hit]) -> list[Hit]:
+    """Load the hits' blocks in one query (content deferred to what callers need)."""
+    found = Block.objects.select_related("scope").in_bulk([h.id for h in hits])
+    by_id = {str(pk): block for pk, block in found.items()}
+    for hit in hits:
+        hit.block = by_id.get(hit.id)
+    return [h for h in hits if h.block is not None]

@@ -1,0 +1,119 @@
+from __future__ import annotations
+
+import pytest
+
+from ctx.errors import NOT_FOUND_MESSAGE
+from ctx.models import Block
+from tests.conftest import Cast, snapshot
+
+pytestmark = pytest.mark.django_db
+
+NOT_FOUND = {"success": False, "error": {"code": "not_found", "message": NOT_FOUND_MESSAGE}}
+MISSING = "00000000-0000-4000-8000-000000000000"
+
+
+def test_it_gets_a_block(cast: Cast) -> None:
+    data = cast.owner.store(title="Docker", content="compose", tags=["ops"])
+    status, body = cast.owner.post("/api/manage", {"action": "get", "id": data["id"]})
+    assert status == 200 and body["block"]["content"] == "compose"
+    assert body["block"]["tags"] == ["ops"] and body["block"]["scope"] == "acme:main"
+
+
+def test_it_updates_only_the_given_fields(cast: Cast) -> None:
+    data = cast.owner.store(title="Docker", content="compose", tags=["ops"])
+    status, body = cast.owner.post(
+        "/api/manage", {"action": "update", "id": data["id"], "fields": {"tags": ["infra"]}}
+    )
+    assert status == 200 and body["block"]["tags"] == ["infra"]
+    assert body["block"]["content"] == "compose" and body["block"]["title"] == "Docker"
+
+
+def test_it_refuses_an_update_onto_another_blocks_key(cast: Cast) -> None:
+    a = cast.owner.store(title="A", content="a")
+    cast.owner.store(title="B", content="b")
+    status, body = cast.owner.post(
+        "/api/manage", {"action": "update", "id": a["id"], "fields": {"title": "B"}}
+    )
+    assert status == 409 and body["error"]["code"] == "conflict"
+
+
+def test_it_archives_on_delete(cast: Cast) -> None:
+    data = cast.owner.store(title="Docker")
+    status, body = cast.owner.post("/api/manage", {"action": "delete", "id": data["id"]})
+    assert status == 200 and body["action"] == "archived"
+    assert Block.objects.get(pk=data["id"]).archived
+    assert cast.owner.post("/api/manage", {"action": "get", "id": data["id"]}) == (404, NOT_FOUND)
+
+
+def test_it_counts_stats_and_categories(cast: Cast) -> None:
+    cast.owner.store(category="infra", title="a")
+    cast.owner.store(category="infra", title="b")
+    cast.owner.store(category="food", title="c")
+    cast.outsider.store(category="infra", title="x")
+    stats = cast.owner.post("/api/manage", {"action": "stats"})[1]["stats"]
+    assert stats["blocks"] == 3 and stats["scopes"] == {"acme:main": 3}
+    assert stats["awaiting_embedding"] == 3
+    cats = cast.owner.post("/api/manage", {"action": "list-categories"})[1]["categories"]
+    assert cats == [{"category": "infra", "count": 2}, {"category": "food", "count": 1}]
+
+
+@pytest.mark.parametrize("action", ["get", "delete", "update"])
+def test_it_hides_foreign_blocks_exactly_like_missing_ones(cast: Cast, action: str) -> None:
+    foreign = cast.owner.store(title="acme secret", content="x")["id"]
+    before = snapshot()
+    bodies = []
+    for block_id in (foreign, MISSING, "not-a-uuid"):
+        req = {"action": action, "id": block_id, "fields": {"content": "pwned"}}
+        bodies.append(cast.outsider.post("/api/manage", req))
+    assert bodies == [(404, NOT_FOUND)] * 3
+    assert snapshot() == before
+
+
+def test_it_lets_a_reader_get_but_not_change(cast: Cast) -> None:
+    data = cast.owner.store(title="main note")
+    assert cast.reader.post("/api/manage", {"action": "get", "id": data["id"]})[0] == 200
+    before = snapshot()
+    status, body = cast.reader.post("/api/manage", {"action": "delete", "id": data["id"]})
+    assert status == 403 and body["error"]["code"] == "forbidden"
+    assert snapshot() == before
+
+
+def test_it_keeps_foreign_stats_out(cast: Cast) -> None:
+    cast.owner.store(title="a")
+    stats = cast.outsider.post("/api/manage", {"action": "stats", "scope": "acme:main"})[1]
+    assert stats["stats"]["blocks"] == 0
+
+
+@pytest.mark.parametrize(
+    ("body", "code"),
+    [
+        ({"action": "explode"}, "unknown_action"),
+        ({}, "unknown_action"),
+        ({"action": 5}, "unknown_action"),
+        ({"action": "get"}, "validation_error"),
+        ({"action": "update", "id": MISSING}, "validation_error"),
+        ({"action": "update", "id": MISSING, "fields": {"scope_id": 1}}, "validation_error"),
+        ({"action": "update", "id": MISSING, "fields": {"content": ""}}, "validation_error"),
+    ],
+)
+def test_it_rejects_bad_input(cast: Cast, body: dict, code: str) -> None:
+    cast.owner.store(title="a")
+    before = snapshot()
+    status, got = cast.owner.post("/api/manage", body)
+    assert status == 400 and got["error"]["code"] == code
+    assert snapshot() == before
+
+
+def test_it_rejects_oversize_update_content(cast: Cast) -> None:
+    data = cast.owner.store(title="a")
+    before = snapshot()
+    status, got = cast.owner.post(
+        "/api/manage", {"action": "update", "id": data["id"], "fields": {"content": "x" * 60000}}
+    )
+    assert status == 413 and got["error"]["code"] == "payload_too_large"
+    assert snapshot() == before
+
+
+def test_it_rejects_malformed_json(cast: Cast) -> None:
+    status, got = cast.owner.post("/api/manage", raw="{")
+    assert status == 400 and got["error"]["code"] == "invalid_json"

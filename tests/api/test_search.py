@@ -1,0 +1,113 @@
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from tests.conftest import Cast, snapshot
+
+pytestmark = pytest.mark.django_db
+
+
+def _titles(body: dict) -> list[str]:
+    return [r["title"] for r in body["results"]]
+
+
+def test_it_finds_english_text_by_stem(cast: Cast) -> None:
+    cast.owner.store(
+        category="infra", title="Deploys", content="We deployed the servers on Friday."
+    )
+    cast.owner.store(category="food", title="Lunch", content="Pasta with tomatoes.")
+    status, body = cast.owner.post("/api/search", {"query": "deploying server"})
+    assert status == 200 and _titles(body) == ["Deploys"]
+    hit = body["results"][0]
+    assert set(hit) >= {"id", "scope", "category", "title", "preview", "tags", "type", "score"}
+
+
+def test_it_finds_german_text_by_stem(cast: Cast) -> None:
+    cast.owner.store(title="Umzug", content="Wir haben die Datenbanken migriert und Häuser gebaut.")
+    cast.owner.store(title="Other", content="Nothing relevant here at all.")
+    _status, body = cast.owner.post("/api/search", {"query": "Datenbank Haus"})
+    assert _titles(body) == ["Umzug"]
+
+
+def test_it_finds_titles_by_trigram_despite_a_typo(cast: Cast) -> None:
+    cast.owner.store(title="Kubernetes upgrade", content="Plan for the cluster.")
+    _status, body = cast.owner.post("/api/search", {"query": "kubernets"})
+    assert _titles(body) == ["Kubernetes upgrade"]
+
+
+def test_it_filters_by_category_tags_and_types(cast: Cast) -> None:
+    cast.owner.store(category="a", title="one", content="alpha topic", tags=["x", "y"])
+    cast.owner.store(category="b", title="two", content="alpha topic", tags=["x"], type="decision")
+    search = lambda **f: _titles(cast.owner.post("/api/search", {"query": "alpha", **f})[1])  # noqa: E731
+    assert search(category="a") == ["one"]
+    assert search(tags=["x", "y"]) == ["one"]
+    assert search(types=["decision"]) == ["two"]
+    assert search(types_exclude=["decision"]) == ["one"]
+
+
+def test_it_gives_compact_previews(cast: Cast) -> None:
+    cast.owner.store(title="long", content="word " * 2000)
+    body = cast.owner.post("/api/search", {"query": "word"})[1]
+    assert len(body["results"][0]["preview"]) <= 240
+
+
+def test_it_never_returns_foreign_blocks(cast: Cast) -> None:
+    cast.owner.store(title="secret plan", content="acme launches rockets")
+    cast.outsider.store(title="globex plan", content="globex launches rockets")
+    body = cast.outsider.post("/api/search", {"query": "launches rockets plan"})[1]
+    assert _titles(body) == ["globex plan"]
+    asked = cast.outsider.post("/api/search", {"query": "rockets", "scope": "acme:main"})[1]
+    assert asked["results"] == []
+
+
+def test_it_searches_only_readable_scopes_of_teammates(cast: Cast) -> None:
+    cast.owner.store(title="main note", content="shared words")
+    cast.writer.store(scope="acme:team", title="team note", content="shared words")
+    assert sorted(_titles(cast.reader.post("/api/search", {"query": "shared"})[1])) == [
+        "main note",
+        "team note",
+    ]
+    assert _titles(cast.writer.post("/api/search", {"query": "shared"})[1]) == ["team note"]
+
+
+def test_it_skips_archived_blocks(cast: Cast) -> None:
+    data = cast.owner.store(title="gone", content="ephemeral thing")
+    cast.owner.post("/api/manage", {"action": "delete", "id": data["id"]})
+    assert cast.owner.post("/api/search", {"query": "ephemeral"})[1]["results"] == []
+
+
+def test_it_respects_the_limit_with_a_constant_number_of_queries(cast: Cast) -> None:
+    for i in range(12):
+        cast.owner.store(title=f"note {i}", content="common words here")
+    with CaptureQueriesContext(connection) as ctx:
+        status, body = cast.owner.post("/api/search", {"query": "common", "limit": 5})
+    assert status == 200 and body["count"] == 5
+    assert len(ctx.captured_queries) <= 6  # auth (key, scopes) + search + blocks
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {},
+        {"query": ""},
+        {"query": 3},
+        {"query": "x", "limit": 0},
+        {"query": "x", "limit": 51},
+        {"query": "x", "limit": "5"},
+        {"query": "x", "types": ["bogus"]},
+        {"query": "q" * 2001},
+        {"query": "x", "tags": {"a": 1}},
+    ],
+)
+def test_it_rejects_bad_input(cast: Cast, body: dict) -> None:
+    before = snapshot()
+    status, got = cast.owner.post("/api/search", body)
+    assert status == 400 and got["error"]["code"] == "validation_error"
+    assert snapshot() == before
+
+
+def test_it_rejects_malformed_json(cast: Cast) -> None:
+    status, got = cast.owner.post("/api/search", raw="not json")
+    assert status == 400 and got["error"]["code"] == "invalid_json"

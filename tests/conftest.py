@@ -1,0 +1,91 @@
+"""The canonical cast (conventions §16) and an HTTP client that speaks the API's JSON."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from ctx import services
+from ctx.models import ApiKey, Block, Tenant
+
+
+class Api:
+    """A JSON client for one API key; returns (status, parsed body)."""
+
+    def __init__(self, key: str | None) -> None:
+        self.key = key
+        self.client = Client()
+
+    def _headers(self) -> dict[str, str]:
+        return {"X-Context-Key": self.key} if self.key else {}
+
+    def post(self, path: str, body: Any = None, *, raw: str | None = None) -> tuple[int, Any]:
+        data = raw if raw is not None else json.dumps(body if body is not None else {})
+        resp = self.client.post(
+            path, data=data, content_type="application/json", headers=self._headers()
+        )
+        return resp.status_code, _json(resp)
+
+    def get(self, path: str, **params: Any) -> tuple[int, Any]:
+        resp = self.client.get(path, params, headers=self._headers())
+        return resp.status_code, _json(resp)
+
+    def store(self, **fields: Any) -> dict[str, Any]:
+        body = {"category": "notes", "title": "t", "content": "c", **fields}
+        status, data = self.post("/api/store", body)
+        assert status in (200, 201), data
+        return data
+
+
+def _json(resp: Any) -> Any:
+    try:
+        return json.loads(resp.content)
+    except ValueError:
+        return resp.content
+
+
+@dataclass
+class Cast:
+    acme: Tenant
+    globex: Tenant
+    owner: Api  # acme owner: writes acme:main and acme:team
+    reader: Api  # acme teammate: reads acme:team and acme:main, writes nothing
+    writer: Api  # acme teammate: writes acme:team only
+    outsider: Api  # globex member: its own tenant only
+    owner_key: ApiKey
+
+
+@pytest.fixture
+def cast(db: Any) -> Cast:
+    acme = services.tenant_create(name="acme", scopes=["acme:team"])
+    globex = services.tenant_create(name="globex")
+    owner_key, owner = services.key_create(
+        tenant=acme,
+        name="owner",
+        home="acme:main",
+        write=["acme:main", "acme:team"],
+        role=ApiKey.Role.OWNER,
+    )
+    _, reader = services.key_create(
+        tenant=acme, name="reader", home="acme:team", read=["acme:main"], write=[]
+    )
+    _, writer = services.key_create(tenant=acme, name="writer", home="acme:team")
+    _, outsider = services.key_create(tenant=globex, name="outsider", home="globex:main")
+    return Cast(acme, globex, Api(owner), Api(reader), Api(writer), Api(outsider), owner_key)
+
+
+def block_count() -> int:
+    return Block.objects.count()
+
+
+def snapshot() -> list[tuple[Any, ...]]:
+    """Every block's user-visible state, to prove a failed request changed nothing."""
+    return list(
+        Block.objects.order_by("id").values_list(
+            "id", "scope_id", "category", "title", "content", "tags", "archived", "type"
+        )
+    )
