@@ -224,3 +224,15 @@ class Block(models.Model):
 
     def __str__(self) -> str:
         return f"{self.category}/{self.title}"
+
+
+class EmbedCache(models.Model):
+    """Query embeddings by (hash of prefix + text, model): a repeated question costs no model."""
+
+    key = models.CharField(max_length=200, primary_key=True)
+    model = models.CharField(max_length=200)
+    vector = VectorField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return self.key

@@ -6,7 +6,7 @@ import uuid
 from datetime import timedelta
 from typing import Any
 
-from django.db.models import Count, Q
+from django.db.models import Count, Exists, OuterRef, Q
 from django.utils import timezone
 
 from ctx import keys
@@ -42,16 +42,25 @@ def _touch(key: ApiKey) -> None:
 
 
 def principal_from_key(key: ApiKey) -> Principal:
-    write_ids = set(key.write_scopes.values_list("id", flat=True))
-    read_ids = set(key.read_scopes.values_list("id", flat=True)) | write_ids | {key.home_scope_id}
-    names = dict(Scope.objects.filter(id__in=read_ids).values_list("name", "id"))
+    """One query for every scope the key reaches, flagged writable or not."""
+    writable = ApiKey.write_scopes.through.objects.filter(apikey_id=key.pk, scope_id=OuterRef("pk"))
+    rows = list(
+        Scope.objects.filter(
+            Q(pk=key.home_scope_id) | Q(reader_keys=key.pk) | Q(writer_keys=key.pk)
+        )
+        .annotate(can_write=Exists(writable))
+        .values_list("id", "name", "can_write")
+        .distinct()
+    )
+    names = {name: sid for sid, name, _ in rows}
+    write_ids = frozenset(sid for sid, _, w in rows if w)
     return Principal(
         key=key,
         tenant_id=key.tenant_id,
         tenant_name=key.tenant.name,
         home_scope_id=key.home_scope_id,
-        read_scope_ids=frozenset(read_ids),
-        write_scope_ids=frozenset(write_ids),
+        read_scope_ids=frozenset(names.values()),
+        write_scope_ids=write_ids,
         scope_names=names,
     )
 

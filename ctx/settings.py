@@ -108,6 +108,11 @@ CELERY_TASK_SOFT_TIME_LIMIT = 240
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ACKS_LATE = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# A broker outage must not hang a request that enqueues after commit.
+CELERY_BROKER_TRANSPORT_OPTIONS = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2}
+CELERY_BEAT_SCHEDULE = {
+    "embedding-backfill": {"task": "retrieval.backfill", "schedule": 60.0},
+}
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = CTX["CTX_TIME_ZONE"]
@@ -115,6 +120,8 @@ USE_I18N = False
 USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = DATA_DIR / "static"
+
+DATA_UPLOAD_MAX_MEMORY_SIZE = 8 * 1024 * 1024  # a 500-block batch of short notes
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["ctx.auth.ApiKeyAuthentication"],

@@ -12,6 +12,7 @@ urlpatterns = [
     path("api/store", views.StoreView.as_view()),
     path("api/store/batch", views.StoreBatchView.as_view()),
     path("api/search", views.SearchView.as_view()),
+    path("api/query", views.QueryView.as_view()),
     path("api/manage", views.ManageView.as_view()),
     path("api/whoami", views.WhoAmIView.as_view()),
     path("api/admin/scopes", views.ScopeCreateView.as_view()),

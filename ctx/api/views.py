@@ -97,6 +97,14 @@ def _indexed(index: int, parse: Callable[[Any], BlockInput], item: Any) -> Block
         raise
 
 
+class QueryView(APIView):
+    def post(self, request: Request) -> Response:
+        from retrieval.query import QueryParams, run_query
+
+        params = QueryParams.from_request(_body(request))
+        return ok(run_query(_principal(request), params))
+
+
 class SearchView(APIView):
     def post(self, request: Request) -> Response:
         principal = _principal(request)

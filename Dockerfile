@@ -1,0 +1,17 @@
+# The production image: the same code as `make run`, services external (see compose.yaml).
+FROM python:3.11-slim
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1
+WORKDIR /app
+# CPU-only torch first, from PyTorch's CPU index: the default wheel pulls CUDA builds.
+RUN pip install --no-cache-dir torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu
+COPY pyproject.toml README.md ./
+COPY ctx ctx
+COPY retrieval retrieval
+COPY dream dream
+COPY secrets secrets
+COPY frontend frontend
+COPY migrations migrations
+COPY manage.py ./
+RUN pip install --no-cache-dir .
+EXPOSE 8000
+CMD ["uvicorn", "ctx.asgi:app", "--host", "0.0.0.0", "--port", "8000", "--workers", "2"]

@@ -1,0 +1,40 @@
+"""`ctx api METHOD PATH [json]`: a raw call with the configured URL and key."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from ctx.cli import UsageError
+from ctx.cli.commands import App, stdin_text
+from ctx.cli.http import error_from
+from ctx.cli.output import dumps
+
+METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
+
+
+def _body(args: argparse.Namespace) -> Any:
+    text = args.body if args.body is not None else stdin_text(required=False, what="body")
+    if text is None or not text.strip():
+        return None
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        raise UsageError(f"the request body is not valid JSON: {exc}") from None
+
+
+def api(args: argparse.Namespace, app: App) -> int:
+    if not args.path.startswith("/"):
+        raise UsageError(f"the path must start with '/', got {args.path!r}")
+    body = _body(args) if args.method != "GET" or args.body is not None else None
+    resp = app.client().send(args.method, args.path, body)
+    if resp.status >= 400:
+        raise error_from(resp)
+    if app.out.as_json:
+        app.out.json(resp.data)
+    else:
+        from rich.json import JSON
+
+        app.out.console.print(JSON(dumps(resp.data)))
+    return 0

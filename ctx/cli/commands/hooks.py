@@ -1,0 +1,121 @@
+"""`ctx brief`, `ctx persist`, `ctx statusline`: the Claude Code hook commands.
+
+Hook modes never fail an agent: errors go to stderr and the exit code stays 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from ctx.cli import CliError
+from ctx.cli import hooks as core
+from ctx.cli.commands import App, stdin_text
+from ctx.cli.config import ConfigError
+from ctx.cli.http import ApiError, Unreachable
+from ctx.cli.output import table
+
+HOOK_TIMEOUT = 5.0  # a session start waits for the briefing; a dead server must not stall it
+STATUS_TIMEOUT = 0.15  # per request: Claude Code refreshes the status line every ~300 ms
+
+
+def _hook_safe(args: argparse.Namespace, app: App, exc: CliError) -> int:
+    """In hook mode, report on stderr and succeed; otherwise let main report and fail."""
+    if not args.hook:
+        raise exc
+    app.out.error(f"ctx {args.command}: {exc}")
+    return 0
+
+
+# --- brief --------------------------------------------------------------------------------
+
+
+def brief(args: argparse.Namespace, app: App) -> int:
+    try:
+        return _brief(args, app)
+    except CliError as exc:
+        return _hook_safe(args, app, exc)
+
+
+def _brief(args: argparse.Namespace, app: App) -> int:
+    hook = core.read_hook_input() if args.hook else {}
+    project = core.project_for(args.project, hook)
+    client = app.client(timeout=HOOK_TIMEOUT if args.hook else None)
+    results, tagged = core.brief_results(client, project, args.limit)
+    markdown = core.brief_markdown(project, results, tagged)
+    if args.hook:
+        event = str(hook.get("hook_event_name") or "SessionStart")
+        sys.stdout.write(json.dumps(core.hook_output(event, markdown)) + "\n")
+    elif app.out.json_explicit:
+        app.out.json(
+            {"project": project, "tagged": tagged, "markdown": markdown, "results": results}
+        )
+    elif app.out.as_json:  # piped: the Markdown itself, e.g. `ctx brief > BRIEF.md`
+        sys.stdout.write(markdown)
+    else:
+        from rich.markdown import Markdown
+
+        app.out.console.print(Markdown(markdown))
+    return 0
+
+
+# --- persist ------------------------------------------------------------------------------
+
+
+def persist(args: argparse.Namespace, app: App) -> int:
+    try:
+        return _persist(args, app)
+    except CliError as exc:
+        return _hook_safe(args, app, exc)
+
+
+def _source(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
+    if args.hook:
+        hook = core.read_hook_input()
+        return hook, core.hook_text(hook)
+    return {}, stdin_text(required=True, what="text with [PERSIST:category:title] markers") or ""
+
+
+def _persist(args: argparse.Namespace, app: App) -> int:
+    hook, text = _source(args)
+    project = core.project_for(args.project, hook)
+    found = core.parse_markers(text)
+    stored = core.store_markers(app.client(), found, project, args.scope) if found else []
+    lines = [f"ctx: {s['action']} {s['category']}/{s['title']} ({s['id']})" for s in stored]
+    if args.hook:  # plain text: Claude Code reads JSON on a hook's stdout as decisions
+        app.out.text("\n".join(lines) if lines else "ctx: no [PERSIST:…] sections to store")
+    elif app.out.as_json:
+        app.out.json({"project": project, "stored": stored})
+    elif stored:
+        rows = [(s["action"], s["category"], s["title"], s["id"]) for s in stored]
+        table(app.out.console, ["action", "category", "title", "id"], rows)
+    else:
+        app.out.text("no [PERSIST:category:title] sections found")
+    return 0
+
+
+# --- statusline ---------------------------------------------------------------------------
+
+
+def statusline(args: argparse.Namespace, app: App) -> int:
+    if sys.stdin is not None and not sys.stdin.isatty():
+        sys.stdin.read()  # Claude Code's session JSON: nothing in it is needed yet
+    app.out.text(_status(app))
+    return 0
+
+
+def _status(app: App) -> str:
+    try:
+        if not app.config.key:
+            return "ctx ○ no key (run ctx init)"
+        return core.status_line(app.client(timeout=STATUS_TIMEOUT))
+    except Unreachable:
+        return "ctx ○ offline"
+    except ApiError as exc:
+        return f"ctx ○ {exc.code or exc.status}"
+    except ConfigError:
+        return "ctx ○ config error"
+    except CliError:
+        return "ctx ○ error"

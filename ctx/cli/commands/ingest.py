@@ -1,0 +1,95 @@
+"""`ctx ingest FOLDER`: a shell over ctx.cli.ingest (parse, plan, upload, one summary line)."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from ctx.cli import UsageError
+from ctx.cli import ingest as core
+from ctx.cli.commands import App
+from ctx.cli.output import Output, table
+
+DRY_RUN_ROWS = 200  # a terminal table of a whole vault helps nobody; --json shows everything
+
+
+def _warn_skipped(out: Output, plan: core.Plan) -> None:
+    for path, reason in plan.skipped:
+        out.warn(f"skipped {path}: {reason}")
+
+
+def _dry_run(app: App, root: Path, plan: core.Plan, scope: str | None) -> int:
+    target = core.target_name(app.config.base_url, scope)
+    pending = core.pending_items(root, plan, target)
+    counts = {s: sum(1 for st, _ in pending if st == s) for s in ("new", "changed")}
+    unchanged = len(plan.items) - len(pending)
+    line = (
+        f"dry run: {plan.notes} notes → {len(plan.items)} blocks: {counts['new']} new, "
+        f"{counts['changed']} changed, {unchanged} unchanged, {len(plan.skipped)} skipped; "
+        "nothing sent"
+    )
+    if app.out.as_json:
+        blocks = [{"status": st, **item.block} for st, item in pending]
+        summary = {"notes": plan.notes, "blocks": len(plan.items), **counts, "unchanged": unchanged}
+        app.out.json({"dry_run": True, "target": target, "would_send": blocks, "summary": summary})
+        return 0
+    rows = [_row(st, item) for st, item in pending[:DRY_RUN_ROWS]]
+    table(app.out.console, ["status", "category", "title", "bytes", "tags"], rows)
+    if len(pending) > DRY_RUN_ROWS:
+        app.out.text(f"… and {len(pending) - DRY_RUN_ROWS} more (use --json to see all)")
+    app.out.text(line)
+    return 0
+
+
+def _row(status: str, item: core.Item) -> tuple[Any, ...]:
+    block = item.block
+    size = len(block["content"].encode())
+    return status, block["category"], block["title"], size, ", ".join(block["tags"])
+
+
+@contextmanager
+def _progress(out: Output, total: int) -> Iterator[Any]:
+    """A progress bar on stderr when it is a terminal; a no-op advance otherwise."""
+    console = out.err_console
+    if not console.is_terminal or total == 0:
+        yield lambda n: None
+        return
+    from rich.progress import Progress
+
+    with Progress(console=console, transient=True) as bar:
+        task = bar.add_task("uploading", total=total)
+        yield lambda n: bar.advance(task, n)
+
+
+def _upload(app: App, root: Path, plan: core.Plan, args: argparse.Namespace) -> core.Summary:
+    client = app.client()
+    target = core.target_name(client.base_url, args.scope)
+    total = len(core.pending_items(root, plan, target))
+    with _progress(app.out, total) as advance:
+        return core.run_upload(
+            root, plan, client=client, scope=args.scope, batch=args.batch, progress=advance
+        )
+
+
+def ingest(args: argparse.Namespace, app: App) -> int:
+    root = Path(args.folder).expanduser()
+    if not root.is_dir():
+        raise UsageError(f"not a folder: {args.folder}")
+    plan = core.collect(root, args.category)
+    _warn_skipped(app.out, plan)
+    if args.dry_run:
+        return _dry_run(app, root, plan, args.scope)
+    summary = _upload(app, root, plan, args)
+    if app.out.as_json:
+        app.out.json(asdict(summary))
+    else:
+        s = summary
+        app.out.text(
+            f"{s.notes} notes → {s.blocks} blocks: {s.created} created, {s.updated} updated, "
+            f"{s.unchanged} unchanged, {s.skipped} skipped"
+        )
+    return 0

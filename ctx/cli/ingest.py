@@ -1,0 +1,448 @@
+"""Markdown folders and Obsidian vaults → blocks: pure parsing, planning and a batch uploader.
+
+A note is split at its `##`-and-deeper headings; each section becomes one block titled
+"<note title> > <heading> > <subheading>". Front matter, tags and `[[links]]` travel along.
+Incremental: `.ctx-ingest.json` in the folder maps each block's key to the sha256 of what was
+sent, per server and scope, so unchanged sections are not sent again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ctx.cli import SERVER_MAX_BATCH, CliError
+from ctx.cli.http import ApiError, Client
+
+# Bounds: the server's limits (content 50 KiB by default, title 500, category 100, 50 tags of
+# ≤ 100 chars, metadata 16 KiB, 500 blocks a batch). A batch with one bad block fails whole, so
+# every block is made to fit before it is sent.
+MAX_FILE_BYTES = 5 * 1024 * 1024
+MAX_SECTION_BYTES = 50 * 1024
+MAX_TITLE = 500
+MAX_CATEGORY = 100
+MAX_TAGS = 50
+MAX_TAG = 100
+MAX_METADATA_BYTES = 16_000
+MAX_BATCH = SERVER_MAX_BATCH
+STATE_FILE = ".ctx-ingest.json"
+SUFFIXES = (".md", ".markdown")
+DEFAULT_CATEGORY = "notes"
+SEPARATOR = " > "
+
+HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$")
+FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+INLINE_CODE = re.compile(r"`[^`\n]*`")
+TAG = re.compile(r"(?<![^\s(\[,])#([\w/-]*[^\W\d][\w/-]*)")
+LINK = re.compile(r"\[\[([^\]|#\n]*)(?:#[^\]|\n]*)?(?:\|[^\]\n]*)?\]\]")
+FRONT_KEY = re.compile(r"^([A-Za-z0-9_][\w .-]*?)\s*:(?:\s+(.*))?$")
+
+
+# --- front matter -------------------------------------------------------------------------
+
+
+def _unquote(value: str) -> str:
+    value = value.strip()
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        return value[1:-1]
+    return value
+
+
+def _value(raw: str) -> Any:
+    raw = raw.strip()
+    if raw.startswith("[") and raw.endswith("]"):
+        return [_unquote(v) for v in raw[1:-1].split(",") if v.strip()]
+    return _unquote(raw) if raw else None
+
+
+def parse_front_matter(lines: list[str]) -> dict[str, Any]:
+    """`key: value`, `key: [a, b]` and `key:` followed by `- item` lines; others are ignored."""
+    data: dict[str, Any] = {}
+    current: str | None = None
+    for line in lines:
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        if stripped.startswith("- ") and current is not None:
+            if data[current] is None or isinstance(data[current], list):
+                data[current] = [*(data[current] or []), _unquote(stripped[2:])]
+            continue
+        match = FRONT_KEY.match(line)
+        if match:
+            current = match.group(1)
+            data[current] = _value(match.group(2) or "")
+    return data
+
+
+def split_front_matter(text: str) -> tuple[dict[str, Any], str]:
+    """The front matter (empty without one) and the body after it."""
+    if not text.startswith("---\n"):
+        return {}, text
+    lines = text.split("\n")
+    for end in range(1, len(lines)):
+        if lines[end].rstrip() in ("---", "..."):
+            return parse_front_matter(lines[1:end]), "\n".join(lines[end + 1 :])
+    return {}, text
+
+
+# --- sections -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Section:
+    headings: tuple[str, ...]
+    text: str
+
+
+def _fence(line: str, open_fence: str | None) -> str | None:
+    """The fence marker still open after `line`."""
+    match = FENCE.match(line)
+    if not match:
+        return open_fence
+    marker = match.group(1)
+    if open_fence is None:
+        return marker
+    closes = marker[0] == open_fence[0] and len(marker) >= len(open_fence)
+    return None if closes and not line.strip().strip(marker[0]) else open_fence
+
+
+def _has_body(lines: list[str]) -> bool:
+    rest = lines[1:] if lines and HEADING.match(lines[0]) else lines
+    return any(line.strip() for line in rest)
+
+
+def split_sections(body: str) -> list[Section]:
+    """Sections at `##`-and-deeper headings outside code fences; empty ones are dropped."""
+    sections: list[Section] = []
+    stack: list[tuple[int, str]] = []
+    lines: list[str] = []
+    fence: str | None = None
+
+    def flush() -> None:
+        if _has_body(lines):
+            sections.append(Section(tuple(t for _, t in stack), "\n".join(lines).strip()))
+
+    for line in body.split("\n"):
+        match = HEADING.match(line) if fence is None else None
+        fence = _fence(line, fence)
+        if match and len(match.group(1)) >= 2:
+            flush()
+            level = len(match.group(1))
+            stack = [(lv, t) for lv, t in stack if lv < level] + [(level, match.group(2))]
+            lines = []
+        lines.append(line)
+    flush()
+    return sections
+
+
+def prose(text: str) -> str:
+    """The text without fenced code and inline code: tags and links there are not meant."""
+    kept: list[str] = []
+    fence: str | None = None
+    for line in text.split("\n"):
+        inside = fence is not None or FENCE.match(line) is not None
+        fence = _fence(line, fence)
+        if not inside:
+            kept.append(line)
+    return INLINE_CODE.sub("", "\n".join(kept))
+
+
+def inline_tags(text: str) -> list[str]:
+    return [m.group(1) for m in TAG.finditer(text)]
+
+
+def wiki_links(text: str) -> list[str]:
+    """Targets of `[[note]]`, `[[note#heading]]` and `[[note|alias]]`, first-seen order."""
+    return list(dict.fromkeys(t.strip() for t in LINK.findall(text) if t.strip()))
+
+
+def _pieces(text: str, limit: int) -> Iterator[str]:
+    """Paragraphs, else lines, else character runs, each at most `limit` UTF-8 bytes."""
+    for para in re.split(r"(?<=\n\n)", text):
+        if len(para.encode()) <= limit:
+            yield para
+            continue
+        for line in para.splitlines(keepends=True):
+            if len(line.encode()) <= limit:
+                yield line
+            else:
+                step = max(1, limit // 4)  # ≤ 4 bytes a character in UTF-8
+                yield from (line[i : i + step] for i in range(0, len(line), step))
+
+
+def split_large(text: str, limit: int = MAX_SECTION_BYTES) -> list[str]:
+    """`text` in parts of at most `limit` UTF-8 bytes, cut at paragraph or line ends if it can."""
+    if len(text.encode()) <= limit:
+        return [text]
+    parts: list[str] = []
+    current, size = "", 0
+    for piece in _pieces(text, limit):
+        piece_size = len(piece.encode())
+        if current and size + piece_size > limit:
+            parts.append(current)
+            current, size = "", 0
+        current, size = current + piece, size + piece_size
+    parts.append(current)
+    return [p.strip() for p in parts if p.strip()]
+
+
+# --- blocks -------------------------------------------------------------------------------
+
+
+def fit_title(title: str) -> str:
+    """At most MAX_TITLE characters; a cut title keeps a hash so distinct titles stay distinct."""
+    if len(title) <= MAX_TITLE:
+        return title
+    digest = hashlib.sha256(title.encode()).hexdigest()[:8]
+    return f"{title[: MAX_TITLE - 10]}… {digest}"
+
+
+def normalize_tags(*groups: Any) -> list[str]:
+    tags: list[str] = []
+    for group in groups:
+        values = group.replace(",", " ").split() if isinstance(group, str) else group or []
+        tags += [str(v).strip().lstrip("#").lower() for v in values]
+    unique = dict.fromkeys(t for t in tags if t and len(t) <= MAX_TAG)
+    return list(unique)[:MAX_TAGS]
+
+
+def _metadata(base: dict[str, Any], front: dict[str, Any], links: list[str]) -> dict[str, Any]:
+    meta = {
+        **base,
+        **({"front_matter": front} if front else {}),
+        **({"links": links} if links else {}),
+    }
+    if len(json.dumps(meta)) > MAX_METADATA_BYTES and front:
+        meta["front_matter"] = {"omitted": "larger than the metadata limit"}
+    while len(json.dumps(meta)) > MAX_METADATA_BYTES and meta.get("links"):
+        meta["links"] = meta["links"][: len(meta["links"]) // 2]
+    return meta
+
+
+def category_for(rel: Path, override: str | None) -> str:
+    name = override or (rel.parts[0] if len(rel.parts) > 1 else DEFAULT_CATEGORY)
+    return name.strip()[:MAX_CATEGORY] or DEFAULT_CATEGORY
+
+
+def _titled(note_title: str, sections: list[Section]) -> Iterator[tuple[str, Section]]:
+    """Each section's title; repeated heading paths in one note get " (2)", " (3)", …"""
+    seen: dict[str, int] = {}
+    for section in sections:
+        title = fit_title(SEPARATOR.join((note_title, *section.headings)))
+        seen[title] = seen.get(title, 0) + 1
+        yield (fit_title(f"{title} ({seen[title]})") if seen[title] > 1 else title), section
+
+
+def note_blocks(rel: Path, text: str, category: str) -> list[dict[str, Any]]:
+    """The blocks of one note, in order, before any cross-note de-duplication."""
+    front, body = split_front_matter(text.replace("\r\n", "\n").lstrip("\ufeff"))
+    raw_title = front.get("title")
+    note_title = raw_title.strip() if isinstance(raw_title, str) and raw_title.strip() else rel.stem
+    blocks: list[dict[str, Any]] = []
+    for title, section in _titled(note_title, split_sections(body)):
+        visible = prose(section.text)
+        tags = normalize_tags(front.get("tags"), front.get("tag"), inline_tags(visible))
+        base = {"path": rel.as_posix(), "headings": list(section.headings)}
+        parts = split_large(section.text)
+        for n, part in enumerate(parts, 1):
+            meta = _metadata(
+                {**base, **({"part": n} if len(parts) > 1 else {})}, front, wiki_links(visible)
+            )
+            part_title = title if n == 1 else fit_title(f"{title} (part {n})")
+            blocks.append(
+                {
+                    "category": category,
+                    "title": part_title,
+                    "content": part,
+                    "tags": tags,
+                    "metadata": meta,
+                }
+            )
+    return blocks
+
+
+# --- planning -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Item:
+    key: str
+    digest: str
+    block: dict[str, Any]
+
+
+@dataclass
+class Plan:
+    items: list[Item] = field(default_factory=list)
+    notes: int = 0
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+
+
+def block_key(block: dict[str, Any]) -> str:
+    return json.dumps([block["category"], block["title"]], ensure_ascii=False)
+
+
+def digest(block: dict[str, Any]) -> str:
+    canonical = json.dumps(block, sort_keys=True, ensure_ascii=False).encode()
+    return hashlib.sha256(canonical).hexdigest()
+
+
+def note_paths(root: Path) -> Iterator[Path]:
+    """Markdown files under `root`, sorted, skipping hidden folders (.obsidian, .git, .trash)."""
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(files):
+            if name.lower().endswith(SUFFIXES) and not name.startswith("."):
+                yield Path(folder) / name
+
+
+def _read(path: Path) -> tuple[str | None, str]:
+    """The note's text, or None and why it is skipped."""
+    try:
+        if path.stat().st_size > MAX_FILE_BYTES:
+            return None, "larger than 5 MB"
+        return path.read_text(encoding="utf-8"), ""
+    except UnicodeDecodeError:
+        return None, "not UTF-8 text"
+    except OSError as exc:
+        return None, f"unreadable: {exc.strerror or exc}"
+
+
+def _add(plan: Plan, block: dict[str, Any], taken: set[str]) -> None:
+    if block_key(block) in taken:  # same title in another note of the category
+        block["title"] = fit_title(f"{block['title']} [{block['metadata']['path']}]")
+    key = block_key(block)
+    taken.add(key)
+    plan.items.append(Item(key, digest(block), block))
+
+
+def collect(root: Path, category: str | None = None) -> Plan:
+    plan = Plan()
+    taken: set[str] = set()
+    for path in note_paths(root):
+        rel = path.relative_to(root)
+        text, reason = _read(path)
+        if text is None:
+            plan.skipped.append((rel.as_posix(), reason))
+            continue
+        plan.notes += 1
+        for block in note_blocks(rel, text, category_for(rel, category)):
+            _add(plan, block, taken)
+    return plan
+
+
+# --- state --------------------------------------------------------------------------------
+
+
+def load_state(root: Path) -> dict[str, Any]:
+    path = root / STATE_FILE
+    try:
+        state = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {"version": 1, "targets": {}}
+    except (OSError, ValueError) as exc:
+        raise CliError(f"cannot read {path}: {exc}; delete it to ingest everything again") from exc
+    if not isinstance(state, dict) or not isinstance(state.get("targets"), dict):
+        raise CliError(f"{path} is not an ingest state file; delete it to ingest everything again")
+    return state
+
+
+def save_state(root: Path, state: dict[str, Any]) -> None:
+    path = root / STATE_FILE
+    tmp = path.with_name(f"{STATE_FILE}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(state, indent=1, sort_keys=True), encoding="utf-8")
+    os.replace(tmp, path)  # atomic: an interrupted run leaves the last complete state
+
+
+def target_name(base_url: str, scope: str | None) -> str:
+    return f"{base_url} {scope or '(home scope)'}"
+
+
+# --- upload -------------------------------------------------------------------------------
+
+
+def _explain(exc: ApiError, chunk: list[Item]) -> ApiError:
+    index = exc.details.get("index")
+    if isinstance(index, int) and 0 <= index < len(chunk):
+        block = chunk[index].block
+        exc.message += f" [{block['metadata']['path']}: {block['title']!r}]"
+    return exc
+
+
+def upload(
+    client: Client, scope: str | None, items: list[Item], batch: int
+) -> Iterator[tuple[list[Item], list[str]]]:
+    """POST the items in batches; yields each batch with the server's actions for it."""
+    for start in range(0, len(items), batch):
+        chunk = items[start : start + batch]
+        body: dict[str, Any] = {"blocks": [item.block for item in chunk]}
+        if scope:
+            body["scope"] = scope
+        try:
+            results = client.post("/api/store/batch", body)["results"]
+        except ApiError as exc:
+            raise _explain(exc, chunk) from None
+        yield chunk, [str(r.get("action")) for r in results]
+
+
+@dataclass
+class Summary:
+    notes: int = 0
+    blocks: int = 0
+    created: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    skipped: int = 0
+
+    def count(self, action: str) -> None:
+        name = {"created": "created", "updated": "updated"}.get(action, "unchanged")
+        setattr(self, name, getattr(self, name) + 1)
+
+
+def run_upload(
+    root: Path,
+    plan: Plan,
+    *,
+    client: Client,
+    scope: str | None,
+    batch: int,
+    progress: Callable[[int], None],
+) -> Summary:
+    """Send what changed since the state file says, saving the state after every batch."""
+    state = load_state(root)
+    target = target_name(client.base_url, scope)
+    known: dict[str, str] = state["targets"].get(target, {})
+    pending = [item for item in plan.items if known.get(item.key) != item.digest]
+    summary = Summary(
+        notes=plan.notes,
+        blocks=len(plan.items),
+        unchanged=len(plan.items) - len(pending),
+        skipped=len(plan.skipped),
+    )
+    for chunk, actions in upload(client, scope, pending, batch):
+        for item, action in zip(chunk, actions, strict=False):
+            summary.count(action)
+            known[item.key] = item.digest
+        state["targets"][target] = known
+        save_state(root, state)
+        progress(len(chunk))
+    live = {item.key for item in plan.items}
+    state["targets"][target] = {k: v for k, v in known.items() if k in live}
+    save_state(root, state)
+    return summary
+
+
+def pending_items(root: Path, plan: Plan, target: str) -> list[tuple[str, Item]]:
+    """What a run would send, each "new" or "changed" (dry run: nothing is written)."""
+    known: dict[str, str] = load_state(root)["targets"].get(target, {})
+    return [
+        ("changed" if item.key in known else "new", item)
+        for item in plan.items
+        if known.get(item.key) != item.digest
+    ]

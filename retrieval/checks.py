@@ -1,0 +1,24 @@
+"""ctx.E010: the embedding provider's dimension must match the vector column."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.core.checks import Error, register
+
+from ctx.models import EMBED_DIM
+
+
+@register()
+def check_embedding_dimension(app_configs: Any, **kwargs: Any) -> list[Error]:
+    dim = settings.CTX["CTX_EMBED_DIM"]
+    if dim == EMBED_DIM:
+        return []
+    return [
+        Error(
+            f"CTX_EMBED_DIM is {dim} but the block embedding column holds {EMBED_DIM}-d vectors.",
+            hint="Use a provider with matching dimensions, or migrate the column and re-embed.",
+            id="ctx.E010",
+        )
+    ]

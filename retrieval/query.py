@@ -1,0 +1,176 @@
+"""`/api/query`: hybrid retrieval with fusion, stages, confidence and optional synthesis."""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from django.conf import settings
+from django.utils import timezone
+
+from ctx import validation as v
+from ctx.api.presenters import age_days
+from ctx.principal import Principal
+from retrieval import confidence, synthesis
+from retrieval.embeddings import embed_query
+from retrieval.lexical import SearchParams
+from retrieval.llm import get_llm
+from retrieval.search import Hit, attach_blocks, preview, run_fused
+from retrieval.sql import ArmWeights
+from retrieval.stages import QueryContext, run_stages
+
+log = logging.getLogger("ctx.query")
+
+
+@dataclass(frozen=True)
+class QueryParams:
+    search: SearchParams
+    synthesize: bool = False
+    explain: bool = False
+    now: datetime | None = None
+    arms_only: tuple[str, ...] = field(default=())
+
+    @classmethod
+    def from_request(cls, data: dict[str, Any]) -> QueryParams:
+        return cls(
+            search=SearchParams.from_request(data),
+            synthesize=v.boolean(data, "synthesize"),
+            explain=v.boolean(data, "explain"),
+            now=v.timestamp(data, "now"),
+        )
+
+
+def weights() -> ArmWeights:
+    cfg = settings.CTX
+    return ArmWeights(
+        semantic=cfg["CTX_RRF_W_SEMANTIC"],
+        fts_en=cfg["CTX_RRF_W_FTS_EN"],
+        fts_de=cfg["CTX_RRF_W_FTS_DE"],
+        title=cfg["CTX_RRF_W_TITLE"],
+        k=cfg["CTX_RRF_K"],
+    )
+
+
+def _vector(query: str, explain: dict[str, Any]) -> list[float] | None:
+    """The query embedding, or None (lexical arms only) when the embedder is down."""
+    try:
+        return embed_query(query)
+    except Exception as exc:  # fail open: lexical arms still answer
+        log.warning("query embedding failed; lexical arms only", exc_info=True)
+        explain["embedding_error"] = type(exc).__name__
+        return None
+
+
+def _cosine(hit: Hit, qvec: list[float] | None) -> float | None:
+    emb = hit.block.embedding if hit.block is not None else None
+    if qvec is None or emb is None:
+        return None
+    return float(sum(a * b for a, b in zip(emb, qvec, strict=False)))  # both unit vectors
+
+
+def run_query(principal: Principal, params: QueryParams) -> dict[str, Any]:
+    started = time.perf_counter()
+    timing: dict[str, float] = {}
+    sp = params.search
+    ctx = QueryContext(
+        principal=principal, query=sp.query, now=params.now or timezone.now(), limit=sp.limit
+    )
+    filters = sp.filters(principal)
+    mark = time.perf_counter()
+    ctx.query_vector = _vector(sp.query, ctx.explain) if filters.scope_ids else None
+    timing["embed"] = _ms(mark)
+    mark = time.perf_counter()
+    hits: list[Hit] = []
+    if filters.scope_ids:
+        pool = max(sp.limit, 30)  # stages re-rank a wider pool than the caller sees
+        hits = attach_blocks(
+            run_fused(
+                query=sp.query,
+                filters=filters,
+                limit=pool,
+                weights=weights(),
+                query_vector=ctx.query_vector,
+            )
+        )
+    timing["search"] = _ms(mark)
+    mark = time.perf_counter()
+    hits = run_stages(ctx, hits)[: sp.limit]
+    timing["stages"] = _ms(mark)
+    cosines = [c for c in (_cosine(h, ctx.query_vector) for h in hits[:3]) if c is not None]
+    best = max(cosines) if cosines else None
+    cover = confidence.coverage(
+        sp.query, [f"{h.block.title} {h.block.content}" for h in hits[:5] if h.block is not None]
+    )
+    verdict = confidence.judge(hits=len(hits), best_cosine=best, term_coverage=cover)
+    sources = [_source(i + 1, h, ctx.now) for i, h in enumerate(hits)]
+    answer, mode, mark = None, "retrieval", time.perf_counter()
+    if params.synthesize:
+        answer, mode = _synthesize(sp.query, hits, verdict, ctx.explain)
+    timing["synthesis"] = _ms(mark)
+    timing["total"] = _ms(started)
+    body: dict[str, Any] = {
+        "query": sp.query,
+        "mode": mode,
+        "answer": answer,
+        "confidence": verdict,
+        "sources": sources,
+        "timing_ms": timing,
+    }
+    if params.explain:
+        body["explain"] = {
+            **ctx.explain,
+            "best_cosine": best,
+            "term_coverage": round(cover, 3),
+            "hits": {h.id: {"rrf": round(h.rrf, 6), "arms": h.arms} for h in hits},
+        }
+    return body
+
+
+def _synthesize(
+    query: str, hits: list[Hit], verdict: str, explain: dict[str, Any]
+) -> tuple[str | None, str]:
+    llm = get_llm()
+    if llm is None:
+        return None, "retrieval"  # documented: no LLM configured is not an error
+    if verdict == confidence.NONE:
+        explain["synthesis"] = "skipped: no relevant blocks"
+        return synthesis.IDK, "synthesis"
+    sources = [
+        synthesis.Source(n=i + 1, title=h.block.title, text=h.block.content, date=_date(h))
+        for i, h in enumerate(hits)
+        if h.block
+    ]
+    answer, status = synthesis.synthesize(llm, query, sources)
+    explain["synthesis"] = status
+    return answer, "synthesis"
+
+
+def _date(hit: Hit) -> str:
+    block = hit.block
+    assert block is not None
+    return (block.source_time or block.created_at).date().isoformat()
+
+
+def _source(n: int, hit: Hit, now: datetime) -> dict[str, Any]:
+    block = hit.block
+    assert block is not None
+    return {
+        "n": n,
+        "id": hit.id,
+        "scope": block.scope.name,
+        "title": block.title,
+        "category": block.category,
+        "score": round(hit.score, 6),
+        "age_days": age_days(block, now),
+        "preview": preview(block.content),
+        "tags": list(block.tags),
+        "type": block.type,
+        "metadata": block.metadata,
+    }
+
+
+def _ms(since: float) -> float:
+    return round((time.perf_counter() - since) * 1000, 2)

@@ -1,0 +1,81 @@
+"""Retrieval stages after fusion: one small interface, a registry, fail-open execution.
+
+Every stage takes the hits and the query context and returns hits (reordered, rescored,
+filtered or extended), and notes in `ctx.explain` what it did. A stage that raises is skipped:
+the query still answers with what the earlier stages produced.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from ctx.principal import Principal
+from retrieval.search import Hit
+
+log = logging.getLogger("ctx.stages")
+
+
+@dataclass
+class QueryContext:
+    principal: Principal
+    query: str
+    now: datetime
+    limit: int
+    query_vector: list[float] | None = None
+    temporal: Any = None  # retrieval.temporal.TemporalIntent when the parser found one
+    explain: dict[str, Any] = field(default_factory=dict)
+
+
+class Stage(ABC):
+    name: str = ""
+
+    @abstractmethod
+    def run(self, ctx: QueryContext, hits: list[Hit]) -> list[Hit]:
+        """The hits after this stage, best first."""
+
+
+class SupersededFilter(Stage):
+    """Drop a block when the block that supersedes it is also in the results."""
+
+    name = "supersedes"
+
+    def run(self, ctx: QueryContext, hits: list[Hit]) -> list[Hit]:
+        present = {h.id for h in hits}
+        kept = [h for h in hits if not _superseded_within(h, present)]
+        ctx.explain[self.name] = {"dropped": [h.id for h in hits if h not in kept]}
+        return kept
+
+
+def _superseded_within(hit: Hit, present: set[str]) -> bool:
+    successor = hit.block.superseded_by_id if hit.block is not None else None
+    return successor is not None and str(successor) in present
+
+
+REGISTRY: dict[str, type[Stage]] = {
+    SupersededFilter.name: SupersededFilter,
+}
+DEFAULT_ORDER = ("supersedes",)
+
+
+def run_stages(
+    ctx: QueryContext,
+    hits: list[Hit],
+    order: tuple[str, ...] = DEFAULT_ORDER,
+) -> list[Hit]:
+    for name in order:
+        stage = REGISTRY[name]()
+        started = time.perf_counter()
+        try:
+            hits = stage.run(ctx, hits)
+        except Exception as exc:  # fail open: a broken stage must not break the query
+            log.warning("stage %s failed open", name, exc_info=True)
+            ctx.explain[name] = {"error": type(exc).__name__}
+        ctx.explain.setdefault("stage_ms", {})[name] = round(
+            (time.perf_counter() - started) * 1000, 2
+        )
+    return hits

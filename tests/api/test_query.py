@@ -1,0 +1,111 @@
+from __future__ import annotations
+
+import pytest
+
+from retrieval import indexing
+from tests.conftest import Cast, snapshot
+
+pytestmark = pytest.mark.django_db
+
+
+def _seed(cast: Cast) -> dict[str, str]:
+    notes = {
+        "Car service": "My Honda got its first service in March; the mechanic changed the oil.",
+        "Lunch spots": "The ramen place on 5th street has the best broth in town.",
+        "Deploy policy": "Production deploys happen on Tuesdays after the standup.",
+    }
+    return {
+        t: cast.owner.store(category="notes", title=t, content=c)["id"] for t, c in notes.items()
+    }
+
+
+def _titles(body: dict) -> list[str]:
+    return [s["title"] for s in body["sources"]]
+
+
+def test_it_finds_by_meaning_once_embedded(cast: Cast) -> None:
+    _seed(cast)
+    assert indexing.embed_pending(limit=100) == 3
+    status, body = cast.owner.post(
+        "/api/query", {"query": "automobile maintenance", "explain": True}
+    )
+    assert status == 200 and _titles(body)[0] == "Car service"
+    top = body["explain"]["hits"][body["sources"][0]["id"]]
+    assert "semantic" in top["arms"] and "fts_en" not in top["arms"]
+    assert body["mode"] == "retrieval" and body["answer"] is None
+    assert set(body["sources"][0]) >= {"n", "id", "title", "category", "score", "age_days"}
+
+
+def test_it_finds_a_new_block_lexically_before_it_is_embedded(cast: Cast) -> None:
+    _seed(cast)
+    body = cast.owner.post("/api/query", {"query": "ramen broth", "explain": True})[1]
+    assert _titles(body)[0] == "Lunch spots"
+    assert body["explain"]["best_cosine"] is None
+
+
+def test_it_reports_confidence_from_corpus_independent_signals(cast: Cast) -> None:
+    _seed(cast)
+    indexing.embed_pending(limit=100)
+    good = cast.owner.post("/api/query", {"query": "When do production deploys happen?"})[1]
+    assert good["confidence"] == "confident"
+    bad = cast.owner.post("/api/query", {"query": "quantum chromodynamics lattice gluons"})[1]
+    assert bad["confidence"] in ("no_relevant_blocks_found", "low_confidence")
+    assert bad["confidence"] != "confident"
+
+
+def test_it_says_nothing_was_found_in_an_empty_scope(cast: Cast) -> None:
+    body = cast.owner.post("/api/query", {"query": "anything"})[1]
+    assert body["sources"] == [] and body["confidence"] == "no_relevant_blocks_found"
+
+
+def test_it_uses_now_for_ages(cast: Cast) -> None:
+    _seed(cast)
+    body = cast.owner.post("/api/query", {"query": "ramen", "now": "2100-01-01T00:00:00Z"})[1]
+    assert body["sources"][0]["age_days"] > 25_000
+
+
+def test_it_never_returns_foreign_blocks(cast: Cast) -> None:
+    _seed(cast)
+    cast.outsider.store(title="Globex car", content="Our car fleet needs maintenance.")
+    indexing.embed_pending(limit=100)
+    body = cast.outsider.post("/api/query", {"query": "car service maintenance", "limit": 10})[1]
+    assert _titles(body) == ["Globex car"]
+    asked = cast.outsider.post("/api/query", {"query": "car", "scope": "acme:main"})[1]
+    assert asked["sources"] == []
+
+
+def test_it_filters_like_search(cast: Cast) -> None:
+    _seed(cast)
+    cast.owner.store(
+        category="ops", title="Deploy runbook", content="deploy steps", type="reference"
+    )
+    body = cast.owner.post("/api/query", {"query": "deploy", "types": ["reference"]})[1]
+    assert _titles(body) == ["Deploy runbook"]
+    body = cast.owner.post("/api/query", {"query": "deploy", "category": "notes"})[1]
+    assert _titles(body) == ["Deploy policy"]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {},
+        {"query": ""},
+        {"query": 7},
+        {"query": "x" * 2001},
+        {"query": "x", "limit": 99},
+        {"query": "x", "types": ["nope"]},
+        {"query": "x", "synthesize": "yes"},
+        {"query": "x", "now": "tomorrow-ish"},
+        {"query": "x", "explain": 1},
+    ],
+)
+def test_it_rejects_bad_input(cast: Cast, body: dict) -> None:
+    before = snapshot()
+    status, got = cast.owner.post("/api/query", body)
+    assert status == 400 and got["error"]["code"] == "validation_error"
+    assert snapshot() == before
+
+
+def test_it_rejects_malformed_json(cast: Cast) -> None:
+    status, got = cast.owner.post("/api/query", raw="[")
+    assert status == 400 and got["error"]["code"] == "invalid_json"

@@ -1,0 +1,79 @@
+from __future__ import annotations
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from ctx.models import ApiKey, Scope, Tenant
+from tests.conftest import Api
+
+pytestmark = pytest.mark.django_db
+
+
+def test_it_creates_a_tenant_with_scopes(capsys: pytest.CaptureFixture[str]) -> None:
+    call_command("tenant_create", "acme", "--scope", "acme:team")
+    assert sorted(Scope.objects.filter(tenant__name="acme").values_list("name", flat=True)) == [
+        "acme:main",
+        "acme:team",
+    ]
+    assert "created tenant acme" in capsys.readouterr().out
+
+
+def test_it_refuses_a_duplicate_tenant() -> None:
+    call_command("tenant_create", "acme")
+    with pytest.raises(CommandError, match="already exists"):
+        call_command("tenant_create", "acme")
+
+
+def test_it_creates_a_working_key_shown_once(capsys: pytest.CaptureFixture[str]) -> None:
+    call_command("tenant_create", "acme", "--scope", "acme:team")
+    call_command(
+        "keys",
+        "create",
+        "--tenant",
+        "acme",
+        "--home",
+        "acme:main",
+        "--read",
+        "acme:team",
+        "--admin",
+    )
+    raw = capsys.readouterr().out.strip().splitlines()[-1]
+    status, body = Api(raw).get("/api/whoami")
+    assert status == 200 and body["is_admin"] and body["read_scopes"] == ["acme:main", "acme:team"]
+    call_command("keys", "list")
+    listing = capsys.readouterr().out
+    assert raw not in listing and raw.split("_")[1] in listing
+
+
+def test_it_makes_read_only_keys_with_an_empty_write_list(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    call_command("tenant_create", "acme")
+    call_command("keys", "create", "--tenant", "acme", "--home", "acme:main", "--write")
+    raw = capsys.readouterr().out.strip().splitlines()[-1]
+    status, _ = Api(raw).post("/api/store", {"category": "a", "title": "b", "content": "c"})
+    assert status == 403
+
+
+def test_it_revokes_a_key(capsys: pytest.CaptureFixture[str]) -> None:
+    call_command("tenant_create", "acme")
+    call_command("keys", "create", "--tenant", "acme", "--home", "acme:main")
+    raw = capsys.readouterr().out.strip().splitlines()[-1]
+    call_command("keys", "revoke", raw.split("_")[1])
+    assert Api(raw).get("/api/whoami")[0] == 401
+
+
+def test_it_rejects_scopes_of_another_tenant() -> None:
+    call_command("tenant_create", "acme")
+    call_command("tenant_create", "globex")
+    with pytest.raises(CommandError, match="Unknown scopes"):
+        call_command("keys", "create", "--tenant", "acme", "--home", "globex:main")
+
+
+def test_it_bootstraps_once(capsys: pytest.CaptureFixture[str]) -> None:
+    call_command("bootstrap")
+    raw = capsys.readouterr().out.strip()
+    assert raw.startswith("ctx_") and Api(raw).get("/api/whoami")[1]["is_admin"] is True
+    call_command("bootstrap")
+    assert capsys.readouterr().out.strip() == ""
+    assert Tenant.objects.count() == 1 and ApiKey.objects.count() == 1

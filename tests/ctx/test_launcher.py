@@ -1,0 +1,122 @@
+"""`make run` end to end: embedded services, a key printed once, data kept across restarts."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.slow
+
+
+class Server:
+    def __init__(self, data_dir: Path) -> None:
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if k not in {"DATABASE_URL", "REDIS_URL", "CTX_TESTING", "CTX_DATA_DIR"}
+        }
+        env.update(CTX_DATA_DIR=str(data_dir), CTX_PORT="0", CTX_WORKERS="1")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "ctx.launcher", "run"],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        self.output: list[str] = []
+        self.url = self._read_until(r"ctx is running at (\S+)").group(1)
+        self.key = self._maybe_key()
+
+    def _read_until(self, pattern: str, timeout: float = 120) -> re.Match[str]:
+        deadline = time.monotonic() + timeout
+        assert self.proc.stdout is not None
+        while time.monotonic() < deadline:
+            line = self.proc.stdout.readline()
+            if not line and self.proc.poll() is not None:
+                break
+            self.output.append(line)
+            match = re.search(pattern, line)
+            if match:
+                return match
+        raise AssertionError("server did not start:\n" + "".join(self.output[-40:]))
+
+    def _maybe_key(self) -> str | None:
+        # The banner prints the key (if any) right after the URL line, before the curl hint.
+        assert self.proc.stdout is not None
+        for _ in range(6):
+            line = self.proc.stdout.readline()
+            self.output.append(line)
+            match = re.search(r"^\s+(ctx_[a-z0-9]{8}_[A-Za-z0-9]{40})\s*$", line)
+            if match:
+                return match.group(1)
+            if "curl" in line or (not line.strip() and len(self.output) > 8):
+                break
+        return None
+
+    def stop(self) -> int:
+        self.proc.send_signal(signal.SIGINT)
+        return self.proc.wait(60)
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path) -> Iterator[Path]:
+    yield tmp_path / "data"
+
+
+def test_it_runs_stores_and_keeps_data_across_restarts(data_dir: Path) -> None:
+    first = Server(data_dir)
+    try:
+        assert first.key, "the first start must print a bootstrap key"
+        h = {"X-Context-Key": first.key}
+        with httpx.Client(base_url=first.url, headers=h, timeout=30) as c:
+            stored = c.post(
+                "/api/store",
+                json={
+                    "category": "infra",
+                    "title": "Docker",
+                    "content": "We run compose v2 in prod.",
+                },
+            ).json()
+            assert stored["action"] == "created"
+            found = c.post("/api/search", json={"query": "compose prod"}).json()
+            assert [r["id"] for r in found["results"]] == [stored["id"]]
+            got = c.post("/api/manage", json={"action": "get", "id": stored["id"]}).json()
+            assert got["block"]["content"] == "We run compose v2 in prod."
+            upd = c.post(
+                "/api/manage",
+                json={
+                    "action": "update",
+                    "id": stored["id"],
+                    "fields": {"content": "compose v3 now"},
+                },
+            )
+            assert upd.status_code == 200
+            deleted = c.post("/api/manage", json={"action": "delete", "id": stored["id"]})
+            assert deleted.json()["action"] == "archived"
+            kept = c.post(
+                "/api/store",
+                json={"category": "infra", "title": "Kept", "content": "survives restarts"},
+            ).json()
+    finally:
+        assert first.stop() == 0
+    second = Server(data_dir)
+    try:
+        assert second.key is None, "the key is printed on the first start only"
+        with httpx.Client(base_url=second.url, headers={"X-Context-Key": first.key}) as c:
+            got = c.post("/api/manage", json={"action": "get", "id": kept["id"]}).json()
+            assert got["block"]["content"] == "survives restarts"
+    finally:
+        assert second.stop() == 0
+    leftovers = subprocess.run(["pgrep", "-f", str(data_dir)], capture_output=True, text=True)
+    assert leftovers.stdout.strip() == "", "embedded services must stop with the server"
