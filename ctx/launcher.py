@@ -177,6 +177,7 @@ def _banner(url: str, first_key: str, data_dir: Path) -> None:
         print("\nBootstrap admin key (shown once, store it now):\n")
         print(f"    {first_key}\n")
         print(f'    curl -H "X-Context-Key: {first_key}" {url}/api/whoami\n')
+    print("ctx: ready")
     sys.stdout.flush()
 
 

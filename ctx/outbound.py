@@ -136,6 +136,10 @@ def post_json(
     return _result(url, response, body, hdrs, elapsed_ms)
 
 
+class _Retryable(Exception):
+    """Internal: the transport failed before a response started."""
+
+
 def _send_with_retry(
     url: str, payload: Any, headers: dict[str, str], limits: httpx.Timeout, deadline: float
 ) -> tuple[httpx.Response, bytes]:
@@ -147,10 +151,6 @@ def _send_with_retry(
         return _attempt(url, payload, headers, limits, deadline)
     except _Retryable as second:
         raise _failed("transport", str(second), url) from second.__cause__
-
-
-class _Retryable(Exception):
-    """Internal: the transport failed before a response started."""
 
 
 def _attempt(

@@ -22,3 +22,11 @@ def check_embedding_dimension(app_configs: Any, **kwargs: Any) -> list[Error]:
             id="ctx.E010",
         )
     ]
+
+
+@register()
+def check_llm_settings(app_configs: Any, **kwargs: Any) -> list[Error]:
+    """ctx.E011: an LLM provider needs its URL, model and (for hosted APIs) a key."""
+    from retrieval.llm import config_problems
+
+    return [Error(problem, id="ctx.E011") for problem in config_problems(settings.CTX)]

@@ -15,9 +15,16 @@ NONE = "no_relevant_blocks_found"
 
 _WORD = re.compile(r"[^\W\d_]{3,}", re.UNICODE)
 # Words that carry no topic in questions (English and German); kept short on purpose.
-STOPWORDS = frozenset(
-    ["the", "and", "for", "are", "but", "not", "you", "your", "with", "have", "has", "had", "was", "were", "what", "when", "where", "which", "who", "why", "how", "did", "does", "this", "that", "these", "those", "from", "they", "them", "their", "there", "then", "than", "into", "about", "would", "could", "should", "will", "can", "any", "all", "some", "more", "most", "other", "our", "out", "over", "such", "only", "own", "same", "very", "just", "also", "been", "being", "its", "it's", "i'm", "me", "my", "mine", "we", "us", "der", "die", "das", "und", "oder", "aber", "nicht", "ein", "eine", "einer", "eines", "dem", "den", "des", "ist", "sind", "war", "waren", "wie", "was", "wer", "wann", "warum", "welche", "welcher", "welches", "mit", "für", "von", "auf", "aus", "bei", "nach", "über", "unter", "ich", "du", "er", "sie", "es", "wir", "ihr", "mein", "dein", "sein", "unser", "euer", "habe", "hat", "hatte", "haben", "wird", "werden", "kann", "können"]
-)
+_STOP_TEXT = """
+the and for are but not you your with have has had was were what when where which who why how
+did does this that these those from they them their there then than into about would could
+should will can any all some more most other our out over such only own same very just also
+been being its it's i'm me my mine we us
+der die das und oder aber nicht ein eine einer eines dem den des ist sind war waren wie was wer
+wann warum welche welcher welches mit für von auf aus bei nach über unter ich du er sie es wir
+ihr mein dein sein unser euer habe hat hatte haben wird werden kann können
+"""
+STOPWORDS = frozenset(_STOP_TEXT.split())
 
 # Thresholds for all-MiniLM-L6-v2 cosine; multilingual e5 rescales them (issue 6).
 COS_CONFIDENT = 0.45

@@ -79,3 +79,25 @@ def test_it_prints_effective_settings_masked(
 @pytest.mark.django_db
 def test_it_has_no_missing_migrations() -> None:
     call_command("makemigrations", "--check", "--dry-run", verbosity=0)
+
+
+def test_it_flags_an_embedding_dimension_that_does_not_fit_the_column(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from django.conf import settings
+
+    from retrieval.checks import check_embedding_dimension
+
+    assert check_embedding_dimension(None) == []
+    monkeypatch.setitem(settings.CTX, "CTX_EMBED_DIM", 768)
+    assert [e.id for e in check_embedding_dimension(None)] == ["ctx.E010"]
+
+
+def test_it_flags_an_incomplete_llm_configuration(monkeypatch: pytest.MonkeyPatch) -> None:
+    from django.conf import settings
+
+    from retrieval.checks import check_llm_settings
+
+    assert check_llm_settings(None) == []
+    monkeypatch.setitem(settings.CTX, "CTX_LLM_PROVIDER", "openai")
+    assert {e.id for e in check_llm_settings(None)} == {"ctx.E011"}

@@ -52,17 +52,12 @@ class Server:
         raise AssertionError("server did not start:\n" + "".join(self.output[-40:]))
 
     def _maybe_key(self) -> str | None:
-        # The banner prints the key (if any) right after the URL line, before the curl hint.
-        assert self.proc.stdout is not None
-        for _ in range(6):
-            line = self.proc.stdout.readline()
-            self.output.append(line)
-            match = re.search(r"^\s+(ctx_[a-z0-9]{8}_[A-Za-z0-9]{40})\s*$", line)
-            if match:
-                return match.group(1)
-            if "curl" in line or (not line.strip() and len(self.output) > 8):
-                break
-        return None
+        # The banner prints the key (if any) between the URL line and "ctx: ready".
+        lines_before = len(self.output)
+        self._read_until(r"^ctx: ready")
+        banner = "".join(self.output[lines_before:])
+        match = re.search(r"^\s+(ctx_[a-z0-9]{8}_[A-Za-z0-9]{40})\s*$", banner, re.M)
+        return match.group(1) if match else None
 
     def stop(self) -> int:
         self.proc.send_signal(signal.SIGINT)

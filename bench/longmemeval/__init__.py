@@ -1,0 +1,1 @@
+"""LongMemEval retrieval benchmark (see README.md beside this file)."""
