@@ -259,6 +259,21 @@ KNOBS: tuple[Knob, ...] = (
         live=True,
     ),
     _knob("CTX_RRF_K", "int", 60, "The k of reciprocal rank fusion.", bounds=(1, 1000), live=True),
+    _knob(
+        "CTX_GRAVITY_CAP",
+        "float",
+        2.0,
+        "Largest total score multiplier of temporal gravity.",
+        bounds=(1, 10),
+        live=True,
+    ),
+    _knob(
+        "CTX_QUERY_STAGES",
+        "list",
+        ["gravity_cyclic", "gravity_linear", "supersedes"],
+        "Retrieval stages after fusion, in order; remove one to switch it off.",
+        live=True,
+    ),
 )
 
 KNOBS_BY_NAME: Mapping[str, Knob] = {k.name: k for k in KNOBS}

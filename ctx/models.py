@@ -236,3 +236,41 @@ class EmbedCache(models.Model):
 
     def __str__(self) -> str:
         return self.key
+
+
+ANCHOR_DIMENSIONS = ("year", "month", "quarter", "week", "weekday", "monthday", "seasonal", "daily")
+
+
+class TemporalAnchor(models.Model):
+    """One date of a block, one row per dimension (EAV): content dates and the meta date.
+
+    Partial indexes per dimension keep "every block on a Tuesday" or "in week 12" cheap for
+    recurrence discovery and period filters without scanning the other dimensions' rows.
+    """
+
+    class Kind(models.TextChoices):
+        CONTENT = "content"
+        META = "meta"
+
+    block = models.ForeignKey(Block, on_delete=models.CASCADE, related_name="anchors")
+    dimension = models.CharField(max_length=16)
+    value = models.FloatField()
+    source_date = models.DateField()
+    kind = models.CharField(max_length=8, choices=Kind.choices)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(dimension__in=list(ANCHOR_DIMENSIONS)), name="anchor_dimension_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(kind__in=["content", "meta"]), name="anchor_kind_valid"
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["value", "block"], condition=Q(dimension=d), name=f"anchor_{d}")
+            for d in ANCHOR_DIMENSIONS
+        ] + [models.Index(fields=["source_date"], name="anchor_source_date")]
+
+    def __str__(self) -> str:
+        return f"{self.dimension}={self.value} ({self.kind})"

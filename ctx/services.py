@@ -23,6 +23,10 @@ log = logging.getLogger("ctx.services")
 # Called with the ids of written blocks after their transaction commits (embedding, anchors,
 # dream eligibility). Apps register here instead of the block code importing them.
 AFTER_WRITE: list[Callable[[list[str]], None]] = []
+# Called on a block before it is saved (derived fields), and with the saved blocks inside the
+# write's transaction (rows that must commit together with the block, such as anchors).
+DERIVE: list[Callable[[Block], None]] = []
+ON_SAVED: list[Callable[[list[Block]], None]] = []
 
 
 def _after_commit(block_ids: list[str]) -> None:
@@ -187,6 +191,8 @@ def _apply(block: Block, data: BlockInput, digest: str) -> None:
     block.source = data.source or block.source
     block.source_time = data.source_time or block.source_time
     block.archived = False
+    for hook in DERIVE:
+        hook(block)
 
 
 def _upsert_one(scope_id: int, data: BlockInput, *, retry: bool = True) -> UpsertResult:
@@ -227,10 +233,16 @@ def block_upsert_many(
     for item in items:
         _validity(item)
     results = [_upsert_one(scope_id, item) for item in items]
-    changed = [str(r.block.pk) for r in results if r.action != "noop"]
+    changed = [r.block for r in results if r.action != "noop"]
     if changed:
-        _after_commit(changed)
+        _saved(changed)
     return results
+
+
+def _saved(blocks: list[Block]) -> None:
+    for hook in ON_SAVED:
+        hook(blocks)
+    _after_commit([str(b.pk) for b in blocks])
 
 
 UPDATABLE = ("category", "title", "content", "tags", "metadata", "type", "valid_from", "valid_to")
@@ -262,7 +274,7 @@ def block_update(*, principal: Principal, block_id: str, fields: dict[str, Any])
     block.category, block.title = data.category, data.title
     _apply(block, data, content_hash(data.content))
     block.save()
-    _after_commit([str(block.pk)])
+    _saved([block])
     return block
 
 

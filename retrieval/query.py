@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -14,7 +14,7 @@ from django.utils import timezone
 from ctx import validation as v
 from ctx.api.presenters import age_days
 from ctx.principal import Principal
-from retrieval import confidence, synthesis
+from retrieval import confidence, synthesis, temporal_query
 from retrieval.embeddings import embed_query
 from retrieval.lexical import SearchParams
 from retrieval.llm import get_llm
@@ -31,7 +31,8 @@ class QueryParams:
     synthesize: bool = False
     explain: bool = False
     now: datetime | None = None
-    arms_only: tuple[str, ...] = field(default=())
+    as_of: datetime | None = None
+    stages: tuple[str, ...] | None = None  # None: the configured CTX_QUERY_STAGES
 
     @classmethod
     def from_request(cls, data: dict[str, Any]) -> QueryParams:
@@ -40,6 +41,7 @@ class QueryParams:
             synthesize=v.boolean(data, "synthesize"),
             explain=v.boolean(data, "explain"),
             now=v.timestamp(data, "now"),
+            as_of=v.timestamp(data, "as_of"),
         )
 
 
@@ -71,6 +73,33 @@ def _cosine(hit: Hit, qvec: list[float] | None) -> float | None:
     return float(sum(a * b for a, b in zip(emb, qvec, strict=False)))  # both unit vectors
 
 
+def _retrieve(ctx: QueryContext, params: QueryParams) -> list[Hit]:
+    """Fused candidates, restricted to the query's explicit period when that leaves enough."""
+    sp = params.search
+    filters = sp.filters(ctx.principal)
+    if not filters.scope_ids:
+        return []
+    if params.as_of is not None:
+        filters = replace(filters, as_of=params.as_of)
+    pool = max(sp.limit, 30)  # stages re-rank a wider pool than the caller sees
+    intent = ctx.temporal
+    kwargs = {
+        "query": sp.query,
+        "limit": pool,
+        "weights": weights(),
+        "query_vector": ctx.query_vector,
+        "lexical": temporal_query.lexical_text(sp.query, intent),
+        "iso_dates": temporal_query.iso_dates(intent),
+    }
+    narrowed = temporal_query.period_filter(filters, intent)
+    if narrowed is not None:
+        hits = run_fused(filters=narrowed, **kwargs)  # type: ignore[arg-type]
+        ctx.explain["period_filter"] = {"applied": len(hits) >= sp.limit, "found": len(hits)}
+        if len(hits) >= sp.limit:
+            return attach_blocks(hits)
+    return attach_blocks(run_fused(filters=filters, **kwargs))  # type: ignore[arg-type]
+
+
 def run_query(principal: Principal, params: QueryParams) -> dict[str, Any]:
     started = time.perf_counter()
     timing: dict[str, float] = {}
@@ -78,26 +107,16 @@ def run_query(principal: Principal, params: QueryParams) -> dict[str, Any]:
     ctx = QueryContext(
         principal=principal, query=sp.query, now=params.now or timezone.now(), limit=sp.limit
     )
-    filters = sp.filters(principal)
     mark = time.perf_counter()
-    ctx.query_vector = _vector(sp.query, ctx.explain) if filters.scope_ids else None
+    ctx.temporal = temporal_query.intent_for(sp.query, ctx.now)
+    ctx.query_vector = _vector(sp.query, ctx.explain)
     timing["embed"] = _ms(mark)
     mark = time.perf_counter()
-    hits: list[Hit] = []
-    if filters.scope_ids:
-        pool = max(sp.limit, 30)  # stages re-rank a wider pool than the caller sees
-        hits = attach_blocks(
-            run_fused(
-                query=sp.query,
-                filters=filters,
-                limit=pool,
-                weights=weights(),
-                query_vector=ctx.query_vector,
-            )
-        )
+    hits = _retrieve(ctx, params)
     timing["search"] = _ms(mark)
     mark = time.perf_counter()
-    hits = run_stages(ctx, hits)[: sp.limit]
+    order = params.stages if params.stages is not None else settings.CTX["CTX_QUERY_STAGES"]
+    hits = run_stages(ctx, hits, tuple(order))[: sp.limit]
     timing["stages"] = _ms(mark)
     cosines = [c for c in (_cosine(h, ctx.query_vector) for h in hits[:3]) if c is not None]
     best = max(cosines) if cosines else None
@@ -122,9 +141,13 @@ def run_query(principal: Principal, params: QueryParams) -> dict[str, Any]:
     if params.explain:
         body["explain"] = {
             **ctx.explain,
+            "temporal": temporal_query.describe(ctx.temporal),
             "best_cosine": best,
             "term_coverage": round(cover, 3),
-            "hits": {h.id: {"rrf": round(h.rrf, 6), "arms": h.arms} for h in hits},
+            "hits": {
+                h.id: {"rrf": round(h.rrf, 6), "arms": h.arms, "score": round(h.score, 6)}
+                for h in hits
+            },
         }
     return body
 

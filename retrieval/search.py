@@ -10,6 +10,7 @@ from django.db import connection
 
 from ctx.models import Block
 from retrieval.sql import ARMS, ArmWeights, Filters, fused_search_sql
+from retrieval.text import lexical_query, wants_title_arm
 
 PREVIEW_CHARS = 240
 _SPACE = re.compile(r"\s+")
@@ -45,16 +46,34 @@ def run_fused(
     weights: ArmWeights | None = None,
     query_vector: list[float] | None = None,
     queries: dict[str, str] | None = None,
+    lexical: str | None = None,
+    iso_dates: list[str] | None = None,
 ) -> list[Hit]:
-    """Hits ordered by weighted RRF. `queries` may give each language arm its own text."""
+    """Hits ordered by weighted RRF.
+
+    `lexical` is the text for the full-text arms (default: the query without stopwords);
+    `queries` may give each language arm its own text; `iso_dates` join as exact phrases.
+    """
     weights = weights or ArmWeights()
-    sql, params = fused_search_sql(
-        filters=filters, weights=weights, with_semantic=query_vector is not None
-    )
     per_lang = queries or {}
+    text = lexical_query(query) if lexical is None else lexical
+    dates = (iso_dates or [])[:7]
+    arms = tuple(a for a in ARMS if a != "title" or wants_title_arm(query))
+    if not text and not per_lang and not dates:
+        arms = tuple(a for a in arms if a not in ("fts_en", "fts_de"))
+    if not arms or (arms == ("semantic",) and query_vector is None):
+        return []
+    sql, params = fused_search_sql(
+        filters=filters,
+        weights=weights,
+        with_semantic=query_vector is not None,
+        arms=arms,
+        iso_dates=len(dates),
+    )
+    params.update({f"iso_{i}": d for i, d in enumerate(dates)})
     params.update(
-        q_english=per_lang.get("english", query),
-        q_german=per_lang.get("german", query),
+        q_english=per_lang.get("english", text),
+        q_german=per_lang.get("german", text),
         q_raw=query,
         qvec=_vector_literal(query_vector) if query_vector is not None else None,
         pool=pool_size(limit),

@@ -7,7 +7,10 @@ filter never starves an arm), then the arms' ranks are fused by weighted recipro
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import date, datetime
 from typing import Any
+
+from django.conf import settings
 
 # Arms, in the order their ranks are reported in `explain`.
 ARMS = ("semantic", "fts_en", "fts_de", "title")
@@ -24,6 +27,8 @@ class Filters:
     types: list[str] = field(default_factory=list)
     types_exclude: list[str] = field(default_factory=list)
     include_superseded: bool = True
+    as_of: datetime | None = None  # only facts valid at that moment
+    periods: list[tuple[date, date]] = field(default_factory=list)  # said or dated within
 
     def sql(self) -> tuple[str, dict[str, Any]]:
         parts = ["b.scope_id = ANY(%(scope_ids)s)", "NOT b.archived"]
@@ -40,7 +45,25 @@ class Filters:
         if self.types_exclude:
             parts.append("NOT (b.type = ANY(%(types_exclude)s))")
             params["types_exclude"] = self.types_exclude
+        if self.as_of is not None:
+            parts.append(
+                "(b.valid_from IS NULL OR b.valid_from <= %(as_of)s)"
+                " AND (b.valid_to IS NULL OR b.valid_to >= %(as_of)s)"
+            )
+            params["as_of"] = self.as_of
+        if self.periods:
+            parts.append(_PERIODS)
+            params["period_starts"] = [p[0] for p in self.periods]
+            params["period_ends"] = [p[1] for p in self.periods]
+            params["tz"] = settings.TIME_ZONE
         return " AND ".join(parts), params
+
+
+# A block is "in" a period when it was said then or mentions a date inside it.
+_PERIODS = """EXISTS (SELECT 1 FROM unnest(%(period_starts)s::date[], %(period_ends)s::date[])
+    AS p(s, e) WHERE (coalesce(b.source_time, b.created_at) AT TIME ZONE %(tz)s)::date
+    BETWEEN p.s AND p.e OR EXISTS (SELECT 1 FROM unnest(b.content_times) t
+    WHERE (t AT TIME ZONE 'UTC')::date BETWEEN p.s AND p.e))"""
 
 
 @dataclass(frozen=True)
@@ -55,21 +78,26 @@ class ArmWeights:
         return float(getattr(self, arm))
 
 
-def _fts_arm(cfg: str, where: str) -> str:
+def _fts_arm(cfg: str, where: str, iso_dates: int = 0) -> str:
     column = "tsv_en" if cfg == "english" else "tsv_de"
+    # ISO dates join as phrases: the parser splits "2025-03-14" into three tokens, and OR-ing
+    # those singly would match every text that mentions 2025.
+    phrases = "".join(f" || phraseto_tsquery('{cfg}', %(iso_{i})s)" for i in range(iso_dates))
     return f"""SELECT id, score, row_number() OVER (ORDER BY score DESC, id) AS rnk FROM (
-        SELECT b.id, ts_rank_cd(b.{column}, q.tsq, 32) AS score
-        FROM ctx_block b, (SELECT {_OR_QUERY.format(cfg=cfg)} AS tsq) q
+        SELECT b.id, ts_rank(b.{column}, q.tsq, 1) AS score
+        FROM ctx_block b, (SELECT {_OR_QUERY.format(cfg=cfg)}{phrases} AS tsq) q
         WHERE b.{column} @@ q.tsq AND {where}
         ORDER BY score DESC LIMIT %(pool)s) s"""
 
 
 def _title_arm(where: str) -> str:
-    # `<%` is word similarity: a short title inside a longer query still matches.
+    # Both operators are indexable with the title on the right side; `q <% title` finds a
+    # short query inside a longer title ("kubernets" in "Kubernetes upgrade").
     return f"""SELECT id, score, row_number() OVER (ORDER BY score DESC, id) AS rnk FROM (
-        SELECT b.id, word_similarity(b.title, %(q_raw)s) AS score
+        SELECT b.id, greatest(similarity(b.title, %(q_raw)s),
+                              word_similarity(%(q_raw)s, b.title)) AS score
         FROM ctx_block b
-        WHERE (b.title %% %(q_raw)s OR b.title <%% %(q_raw)s) AND {where}
+        WHERE (b.title %% %(q_raw)s OR %(q_raw)s <%% b.title) AND {where}
         ORDER BY score DESC LIMIT %(pool)s) s"""
 
 
@@ -83,15 +111,20 @@ def _semantic_arm(where: str) -> str:
 
 
 def fused_search_sql(
-    *, filters: Filters, weights: ArmWeights, with_semantic: bool, arms: tuple[str, ...] = ARMS
+    *,
+    filters: Filters,
+    weights: ArmWeights,
+    with_semantic: bool,
+    arms: tuple[str, ...] = ARMS,
+    iso_dates: int = 0,
 ) -> tuple[str, dict[str, Any]]:
     """The statement and its static params; callers add q_english, q_german, q_raw, qvec, pool,
     limit. Rows: id, rrf, then rank and score per arm (NULL where an arm did not find it)."""
     where, params = filters.sql()
     builders = {
         "semantic": lambda: _semantic_arm(where),
-        "fts_en": lambda: _fts_arm("english", where),
-        "fts_de": lambda: _fts_arm("german", where),
+        "fts_en": lambda: _fts_arm("english", where, iso_dates),
+        "fts_de": lambda: _fts_arm("german", where, iso_dates),
         "title": lambda: _title_arm(where),
     }
     active = [a for a in arms if (a != "semantic" or with_semantic) and weights.of(a) > 0]
@@ -105,7 +138,7 @@ def fused_search_sql(
         f"{a}.rnk AS {a}_rank, {a}.score AS {a}_score"
         if a in active
         else f"NULL::bigint AS {a}_rank, NULL::float8 AS {a}_score"
-        for a in arms
+        for a in ARMS  # every arm has its two columns, so rows parse by position
     )
     sql = f"""WITH {ctes},
     fused AS (SELECT id, sum(part) AS rrf FROM ({union}) u GROUP BY id)

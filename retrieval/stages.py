@@ -56,10 +56,14 @@ def _superseded_within(hit: Hit, present: set[str]) -> bool:
     return successor is not None and str(successor) in present
 
 
-REGISTRY: dict[str, type[Stage]] = {
-    SupersededFilter.name: SupersededFilter,
-}
-DEFAULT_ORDER = ("supersedes",)
+def registry() -> dict[str, type[Stage]]:
+    """Every stage by name; imported lazily so stage modules may import this one."""
+    from retrieval.gravity_stages import CyclicGravity, LinearGravity
+
+    return {s.name: s for s in (CyclicGravity, LinearGravity, SupersededFilter)}
+
+
+DEFAULT_ORDER = ("gravity_cyclic", "gravity_linear", "supersedes")
 
 
 def run_stages(
@@ -67,8 +71,9 @@ def run_stages(
     hits: list[Hit],
     order: tuple[str, ...] = DEFAULT_ORDER,
 ) -> list[Hit]:
+    stages = registry()
     for name in order:
-        stage = REGISTRY[name]()
+        stage = stages[name]()
         started = time.perf_counter()
         try:
             hits = stage.run(ctx, hits)

@@ -1,0 +1,56 @@
+"""Write-time temporal anchoring: content dates become `content_times` and anchor rows.
+
+Extraction is pure and bounded (≤ 64 dates per block, regexes compiled at import), so it runs
+inside the write's transaction instead of a task: a stored block is anchored when it commits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import UTC, datetime, time
+
+from django.utils import timezone
+
+from ctx.models import Block, TemporalAnchor
+from retrieval.temporal import anchor_dimensions, extract_dates
+
+
+def content_times(block: Block) -> list[datetime]:
+    """Dates mentioned in the block's text, as midnight UTC (a date has no time of day)."""
+    reference = (block.source_time or timezone.now()).date()
+    dates = extract_dates(f"{block.title}\n{block.content}", reference=reference)
+    return [datetime.combine(d, time(0, 0), tzinfo=UTC) for d in dates]
+
+
+def meta_time(block: Block) -> datetime:
+    """When the block was said: the source's own timestamp, else when it was stored."""
+    return block.source_time or block.created_at or timezone.now()
+
+
+def derive(block: Block) -> None:
+    """Set the derived temporal fields before the block is saved."""
+    block.content_times = content_times(block)
+
+
+def _rows(block: Block, moment: datetime, kind: str) -> Iterable[TemporalAnchor]:
+    local = timezone.localtime(moment) if kind == "meta" else moment
+    for dim, value in anchor_dimensions(local).items():
+        yield TemporalAnchor(
+            block=block, dimension=dim, value=value, source_date=local.date(), kind=kind
+        )
+
+
+def write_anchors(blocks: list[Block]) -> None:
+    """Replace the blocks' anchor rows (content dates plus one meta date each)."""
+    TemporalAnchor.objects.filter(block__in=blocks).delete()
+    rows: list[TemporalAnchor] = []
+    for block in blocks:
+        rows.extend(_rows(block, meta_time(block), "meta"))
+        for moment in block.content_times:
+            rows.extend(_rows(block, moment, "content"))
+    TemporalAnchor.objects.bulk_create(rows, batch_size=2000)
+
+
+def block_dates(block: Block) -> list[datetime]:
+    """Every date gravity weighs for a block: its meta date and each content date."""
+    return [meta_time(block), *block.content_times]

@@ -1,0 +1,62 @@
+"""What the temporal parser's result means for one query: filters, lexical text, explain."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import date, datetime
+
+from django.utils import timezone
+
+from retrieval.sql import Filters
+from retrieval.temporal import TemporalIntent, parse
+from retrieval.text import lexical_query
+
+MAX_EXPANDED_DAYS = 7  # longer ranges expand to too many ISO phrases to be useful
+
+
+def intent_for(query: str, now: datetime) -> TemporalIntent:
+    return parse(query, timezone.localtime(now))
+
+
+def lexical_text(query: str, intent: TemporalIntent) -> str:
+    """The query without its temporal words: "Tuesday" or "March" as search terms match every
+    note that merely mentions a weekday or month (false positives), so they are cut out."""
+    if not intent.spans:
+        return lexical_query(query)
+    kept, last = [], 0
+    for start, end in sorted(intent.spans):
+        kept.append(query[last:start])
+        last = max(last, end)
+    kept.append(query[last:])
+    return lexical_query(" ".join(kept))
+
+
+def iso_dates(intent: TemporalIntent) -> list[str]:
+    """ISO dates of short resolved ranges, matched as exact phrases in full text."""
+    days: list[date] = []
+    for rng in intent.ranges:
+        if rng.days <= MAX_EXPANDED_DAYS:
+            days.extend(
+                rng.start.fromordinal(o)
+                for o in range(rng.start.toordinal(), rng.end.toordinal() + 1)
+            )
+    return [d.isoformat() for d in dict.fromkeys(days)][:MAX_EXPANDED_DAYS]
+
+
+def period_filter(filters: Filters, intent: TemporalIntent) -> Filters | None:
+    """Filters restricted to the query's explicit periods, or None for vague/no intent."""
+    if not intent.explicit or not intent.ranges or intent.recurrent:
+        return None
+    return replace(filters, periods=[(r.start, r.end) for r in intent.ranges])
+
+
+def describe(intent: TemporalIntent) -> dict[str, object]:
+    return {
+        "matchers": list(intent.matchers),
+        "ranges": [[r.start.isoformat(), r.end.isoformat()] for r in intent.ranges],
+        "direction": intent.direction,
+        "explicit": intent.explicit,
+        "recurrent": intent.recurrent,
+        "weights": {k: v for k, v in intent.weights.items() if v > 0},
+        "targets": dict(intent.targets),
+    }

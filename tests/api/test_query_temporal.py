@@ -1,0 +1,129 @@
+"""Temporal retrieval through /api/query with a frozen reference time (`now`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from ctx.models import Block, TemporalAnchor
+from retrieval import indexing
+from tests.conftest import Cast
+
+pytestmark = pytest.mark.django_db
+
+NOW = "2025-03-12T14:00:00+01:00"  # a Wednesday in Europe/Berlin
+
+
+def _store(cast: Cast, title: str, content: str, when: str, **extra: object) -> str:
+    return cast.owner.store(
+        category="log", title=title, content=content, source_time=when, **extra
+    )["id"]
+
+
+def _ask(cast: Cast, query: str, **extra: object) -> dict:
+    status, body = cast.owner.post(
+        "/api/query", {"query": query, "now": NOW, "explain": True, "limit": 5, **extra}
+    )
+    assert status == 200, body
+    return body
+
+
+def _titles(body: dict) -> list[str]:
+    return [s["title"] for s in body["sources"]]
+
+
+def test_it_anchors_content_and_meta_dates_on_write(cast: Cast) -> None:
+    bid = _store(
+        cast,
+        "Trip",
+        "Flight booked for 15.04.2025 and hotel on April 17, 2025.",
+        "2025-03-01T10:00:00Z",
+    )
+    block = Block.objects.get(pk=bid)
+    assert [t.date().isoformat() for t in block.content_times] == ["2025-04-15", "2025-04-17"]
+    kinds = set(TemporalAnchor.objects.filter(block=block).values_list("kind", flat=True))
+    weekdays = TemporalAnchor.objects.filter(block=block, dimension="weekday", kind="content")
+    assert kinds == {"content", "meta"} and sorted(a.value for a in weekdays) == [1.0, 3.0]
+
+
+def test_it_prefers_last_tuesday_for_a_last_tuesday_question(cast: Cast) -> None:
+    _store(cast, "Gym A", "Went to the gym and did squats.", "2025-02-11T18:00:00+01:00")
+    _store(cast, "Gym B", "Went to the gym and did squats.", "2025-03-11T18:00:00+01:00")
+    _store(cast, "Gym C", "Went to the gym and did squats.", "2025-01-14T18:00:00+01:00")
+    indexing.embed_pending(limit=50)
+    body = _ask(cast, "What did I do at the gym last Tuesday?")
+    assert _titles(body)[0] == "Gym B"
+    linear = body["explain"]["gravity_linear"]
+    assert linear["ranges"] == [["2025-03-11", "2025-03-11"]]
+    assert list(linear["lifted"]) == [body["sources"][0]["id"]]
+
+
+def test_it_lifts_recurring_weekdays_in_german(cast: Cast) -> None:
+    # Thursday's and Friday's notes repeat the word, so they rank first on text alone;
+    # only the weekday favours Tuesday.
+    twice = "Teamtreffen, Teamtreffen mit Kaffee"
+    _store(cast, "Termin 1", twice, "2025-02-20T09:00:00+01:00")  # Thursday
+    _store(cast, "Termin 2", "Teamtreffen mit Kaffee", "2025-02-18T09:00:00+01:00")  # Tuesday
+    _store(cast, "Termin 3", twice, "2025-02-21T09:00:00+01:00")  # Friday
+    indexing.embed_pending(limit=50)
+    body = _ask(cast, "Was passiert immer dienstags beim Teamtreffen?")
+    assert _titles(body)[0] == "Termin 2"
+    assert body["explain"]["temporal"]["recurrent"] is True
+    assert body["explain"]["temporal"]["targets"] == {"weekday": 1.0}
+
+
+def test_it_finds_christmas_by_dates_in_the_content(cast: Cast) -> None:
+    _store(
+        cast,
+        "Family",
+        "Dinner with the family on 24.12.2024, roast and presents.",
+        "2025-01-05T10:00:00Z",
+    )
+    _store(cast, "Dinner", "Dinner with the family, roast and presents.", "2025-01-05T10:00:00Z")
+    indexing.embed_pending(limit=50)
+    body = _ask(cast, "What did we eat with the family over Christmas?")
+    assert _titles(body)[0] == "Family"
+
+
+def test_it_restricts_an_explicit_period_when_enough_blocks_fall_inside(cast: Cast) -> None:
+    for month in ("01", "02", "03"):
+        for i in range(3):
+            _store(
+                cast,
+                f"Decision {month}-{i}",
+                f"We decided item {i} about the budget.",
+                f"2024-{month}-0{i + 2}T10:00:00Z",
+            )
+    body = _ask(cast, "What did we decide about the budget in February 2024?", limit=3)
+    assert body["explain"]["period_filter"]["applied"] is True
+    assert sorted(_titles(body)) == ["Decision 02-0", "Decision 02-1", "Decision 02-2"]
+
+
+def test_it_falls_back_when_an_explicit_period_holds_too_little(cast: Cast) -> None:
+    _store(cast, "Budget", "We decided the budget.", "2024-06-02T10:00:00Z")
+    body = _ask(cast, "What did we decide about the budget in February 2024?", limit=3)
+    assert body["explain"]["period_filter"]["applied"] is False
+    assert _titles(body) == ["Budget"]
+
+
+def test_it_answers_as_of_a_moment_from_validity_windows(cast: Cast) -> None:
+    cast.owner.store(
+        category="org",
+        title="CTO 2023",
+        content="The CTO is Alice.",
+        valid_from="2023-01-01",
+        valid_to="2023-12-31",
+    )
+    cast.owner.store(
+        category="org", title="CTO 2024", content="The CTO is Bob.", valid_from="2024-01-01"
+    )
+    body = _ask(cast, "Who is the CTO?", as_of="2023-06-01")
+    assert _titles(body) == ["CTO 2023"]
+    body = _ask(cast, "Who is the CTO?", as_of="2024-06-01")
+    assert _titles(body) == ["CTO 2024"]
+
+
+def test_it_leaves_undated_questions_alone(cast: Cast) -> None:
+    _store(cast, "Gym", "Went to the gym.", "2025-03-11T18:00:00+01:00")
+    body = _ask(cast, "gym")
+    assert body["explain"]["gravity_linear"] == "skipped: no linear intent"
+    assert body["explain"]["temporal"]["matchers"] == []
