@@ -274,3 +274,28 @@ class TemporalAnchor(models.Model):
 
     def __str__(self) -> str:
         return f"{self.dimension}={self.value} ({self.kind})"
+
+
+class BlockChunk(models.Model):
+    """One embedding window of a block; the semantic arm ranks a block by its best window."""
+
+    block = models.ForeignKey(Block, on_delete=models.CASCADE, related_name="chunks")
+    idx = models.PositiveSmallIntegerField()
+    embedding = VectorField(dimensions=EMBED_DIM)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["block", "idx"], name="chunk_block_idx_uniq"),
+        ]
+        indexes = [
+            HnswIndex(
+                name="chunk_embedding_hnsw",
+                fields=["embedding"],
+                m=16,
+                ef_construction=64,
+                opclasses=["vector_cosine_ops"],
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.block_id}#{self.idx}"

@@ -74,11 +74,6 @@ def get_embedder() -> EmbeddingProvider:
     return build_embedder()
 
 
-def passage_text(title: str, content: str) -> str:
-    """What a block is embedded as: its title leads, because titles name the topic."""
-    return f"{title}\n{content}"
-
-
 # --- query cache: in-process LRU in front of the EmbedCache table -------------------------
 
 _LRU: OrderedDict[str, list[float]] = OrderedDict()

@@ -7,8 +7,9 @@ import time
 
 from django.db import transaction
 
-from ctx.models import Block
-from retrieval.embeddings import get_embedder, passage_text
+from ctx.models import Block, BlockChunk
+from retrieval.chunking import windows
+from retrieval.embeddings import get_embedder
 
 log = logging.getLogger("ctx.indexing")
 
@@ -16,13 +17,36 @@ BATCH = 128
 
 
 def _embed_rows(blocks: list[Block]) -> int:
+    """Embed every window of the blocks in one batch; a block's own vector is the normalised
+    mean of its windows (what dream and guard compare)."""
     provider = get_embedder()
-    vectors = provider.embed([passage_text(b.title, b.content) for b in blocks], kind="passage")
-    for block, vector in zip(blocks, vectors, strict=True):
-        block.embedding = vector
+    texts: list[str] = []
+    owners: list[tuple[Block, int]] = []
+    for block in blocks:
+        for idx, text in enumerate(windows(block.title, block.content)):
+            texts.append(text)
+            owners.append((block, idx))
+    vectors = provider.embed(texts, kind="passage")
+    by_block: dict[str, list[list[float]]] = {}
+    chunks = []
+    for (block, idx), vector in zip(owners, vectors, strict=True):
+        by_block.setdefault(str(block.pk), []).append(vector)
+        chunks.append(BlockChunk(block=block, idx=idx, embedding=vector))
+    for block in blocks:
+        block.embedding = _mean(by_block[str(block.pk)])
         block.embed_model = provider.name
+    BlockChunk.objects.filter(block__in=blocks).delete()
+    BlockChunk.objects.bulk_create(chunks, batch_size=1000)
     Block.objects.bulk_update(blocks, ["embedding", "embed_model"])
     return len(blocks)
+
+
+def _mean(vectors: list[list[float]]) -> list[float]:
+    if len(vectors) == 1:
+        return vectors[0]
+    summed = [sum(col) for col in zip(*vectors, strict=True)]
+    norm = sum(x * x for x in summed) ** 0.5 or 1.0
+    return [x / norm for x in summed]
 
 
 def embed_blocks(block_ids: list[str]) -> int:

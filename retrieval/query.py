@@ -67,6 +67,9 @@ def _vector(query: str, explain: dict[str, Any]) -> list[float] | None:
 
 
 def _cosine(hit: Hit, qvec: list[float] | None) -> float | None:
+    """The best window's cosine when the semantic arm saw the block, else the block's own."""
+    if "semantic" in hit.arms:
+        return hit.arms["semantic"]["score"]
     emb = hit.block.embedding if hit.block is not None else None
     if qvec is None or emb is None:
         return None

@@ -77,6 +77,7 @@ def run_fused(
         q_raw=query,
         qvec=_vector_literal(query_vector) if query_vector is not None else None,
         pool=pool_size(limit),
+        chunk_pool=pool_size(limit) * 4,  # several windows of one block may lead
         limit=limit,
     )
     with connection.cursor() as cur:

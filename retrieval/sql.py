@@ -102,12 +102,15 @@ def _title_arm(where: str) -> str:
 
 
 def _semantic_arm(where: str) -> str:
-    # The inner ORDER BY … LIMIT is what lets the HNSW index drive the scan.
+    # A block ranks by its best window. The inner ORDER BY … LIMIT lets the HNSW index drive
+    # the scan (iterative scan keeps going while the block filters reject rows).
     return f"""SELECT id, 1 - dist AS score, row_number() OVER (ORDER BY dist, id) AS rnk FROM (
-        SELECT b.id, b.embedding <=> %(qvec)s::vector AS dist
-        FROM ctx_block b
-        WHERE b.embedding IS NOT NULL AND {where}
-        ORDER BY b.embedding <=> %(qvec)s::vector LIMIT %(pool)s) s"""
+        SELECT block_id AS id, min(dist) AS dist FROM (
+            SELECT c.block_id, c.embedding <=> %(qvec)s::vector AS dist
+            FROM ctx_blockchunk c JOIN ctx_block b ON b.id = c.block_id
+            WHERE {where}
+            ORDER BY c.embedding <=> %(qvec)s::vector LIMIT %(chunk_pool)s) w
+        GROUP BY block_id ORDER BY dist LIMIT %(pool)s) s"""
 
 
 def fused_search_sql(

@@ -109,3 +109,19 @@ def test_it_rejects_bad_input(cast: Cast, body: dict) -> None:
 def test_it_rejects_malformed_json(cast: Cast) -> None:
     status, got = cast.owner.post("/api/query", raw="[")
     assert status == 400 and got["error"]["code"] == "invalid_json"
+
+
+def test_it_finds_a_fact_at_the_end_of_a_long_block(cast: Cast) -> None:
+    filler = " ".join(
+        f"Paragraph {i} talks about gardening, soil and tomato plants." for i in range(60)
+    )
+    cast.owner.store(title="Journal", content=filler + " Finally, my passport expires in May.")
+    cast.owner.store(title="Garden", content="Tomatoes need sun, soil and water.")
+    indexing.embed_pending(limit=10)
+    body = cast.owner.post(
+        "/api/query", {"query": "when does my passport expire", "explain": True}
+    )[1]
+    top = body["sources"][0]
+    assert top["title"] == "Journal"
+    # Only the last window mentions the passport: the semantic arm must have read it.
+    assert body["explain"]["hits"][top["id"]]["arms"]["semantic"]["rank"] == 1
