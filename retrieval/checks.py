@@ -30,3 +30,21 @@ def check_llm_settings(app_configs: Any, **kwargs: Any) -> list[Error]:
     from retrieval.llm import config_problems
 
     return [Error(problem, id="ctx.E011") for problem in config_problems(settings.CTX)]
+
+
+@register()
+def check_query_stages(app_configs: Any, **kwargs: Any) -> list[Error]:
+    """ctx.E012: every name in CTX_QUERY_STAGES must be a registered stage."""
+    from retrieval.stages import registry
+
+    known = registry()
+    unknown = [n for n in settings.CTX["CTX_QUERY_STAGES"] if n not in known]
+    if not unknown:
+        return []
+    return [
+        Error(
+            f"Unknown query stages in CTX_QUERY_STAGES: {', '.join(unknown)}.",
+            hint=f"Known stages: {', '.join(sorted(known))}.",
+            id="ctx.E012",
+        )
+    ]

