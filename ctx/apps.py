@@ -11,3 +11,7 @@ class CtxConfig(AppConfig):
 
     def ready(self) -> None:
         from ctx import checks  # noqa: F401 - registers the system checks
+
+        # Create the Celery app in every Django process (web too), not only in workers:
+        # otherwise shared tasks enqueue through Celery's default broker (amqp://localhost).
+        from ctx.celery import app  # noqa: F401

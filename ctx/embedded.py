@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import os
 import shutil
+import signal
 import subprocess
 import time
 from dataclasses import dataclass, field
@@ -96,6 +97,17 @@ def start_postgres(data_dir: Path, *, temporary: bool = False) -> tuple[Any, str
     server = pgserver.get_server(data_dir / "pg", cleanup_mode="delete" if temporary else "stop")
     _tune_postgres(server)
     return server, server.get_uri()
+
+
+def _die_with_parent() -> None:
+    """Ask Linux to send SIGTERM to the child when the process that started it dies."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except OSError:
+        pass
 
 
 def redis_server_binary() -> str:

@@ -69,6 +69,24 @@ def data_dir(tmp_path: Path) -> Iterator[Path]:
     yield tmp_path / "data"
 
 
+def _assert_embedded_by_the_worker(c: httpx.Client, block_id: str) -> None:
+    """The write enqueued the embedding after commit; the worker did it well before the first
+    periodic backfill (60 s after start), and the block is then found by meaning."""
+    deadline = time.monotonic() + 40
+    while time.monotonic() < deadline:
+        stats = c.post("/api/manage", json={"action": "stats"}).json()["stats"]
+        if stats["awaiting_embedding"] == 0:
+            break
+        time.sleep(0.5)
+    else:
+        raise AssertionError("the worker did not embed the stored block")
+    body = c.post(
+        "/api/query", json={"query": "container orchestration in production", "explain": True}
+    ).json()
+    assert body["sources"][0]["id"] == block_id
+    assert "semantic" in body["explain"]["hits"][block_id]["arms"]
+
+
 def test_it_runs_stores_and_keeps_data_across_restarts(data_dir: Path) -> None:
     first = Server(data_dir)
     try:
