@@ -61,7 +61,8 @@ def run_fused(
     arms = tuple(a for a in ARMS if a != "title" or wants_title_arm(query))
     if not text and not per_lang and not dates:
         arms = tuple(a for a in arms if a not in ("fts_en", "fts_de"))
-    if not arms or (arms == ("semantic",) and query_vector is None):
+    arms = tuple(a for a in arms if weights.of(a) > 0 and (a != "semantic" or query_vector))
+    if not arms:
         return []
     sql, params = fused_search_sql(
         filters=filters,

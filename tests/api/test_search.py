@@ -111,3 +111,10 @@ def test_it_rejects_bad_input(cast: Cast, body: dict) -> None:
 def test_it_rejects_malformed_json(cast: Cast) -> None:
     status, got = cast.owner.post("/api/search", raw="not json")
     assert status == 400 and got["error"]["code"] == "invalid_json"
+
+
+def test_it_returns_nothing_rather_than_failing_when_no_arm_can_run(cast: Cast) -> None:
+    cast.owner.store(title="note", content="some words")
+    # only stopwords and a long query: no full-text terms, no title arm, no vector
+    body = cast.owner.post("/api/search", {"query": "what is it that we were " * 2})[1]
+    assert body["results"] == []
