@@ -68,15 +68,26 @@ class Client:
             verify=base_url.startswith("https://"),
         )
         self._transport_errors: tuple[type[Exception], ...] = (httpx.TransportError,)
+        self._timeouts: tuple[type[Exception], ...] = (httpx.TimeoutException,)
 
-    def send(self, method: str, path: str, body: Any = None) -> Response:
-        """The status and parsed JSON body, whatever the status; CliError if unreachable."""
+    def send(self, method: str, path: str, body: Any = None, *, retry: bool = True) -> Response:
+        """The status and parsed JSON body, whatever the status; Unreachable if no answer.
+
+        A dropped connection (a stale keep-alive, a restarted server worker) is retried once
+        when `retry`: every call the commands make is a read or an upsert, so it is safe.
+        A timeout is not retried: the budget is spent.
+        """
         content = None if body is None else json.dumps(body).encode("utf-8")
         headers = {"Content-Type": "application/json"} if content is not None else {}
-        try:
-            resp = self._http.request(method, path, content=content, headers=headers)
-        except self._transport_errors as exc:
-            raise Unreachable(f"cannot reach ctx at {self.base_url}: {_reason(exc)}") from exc
+        for attempt in (1, 2):
+            try:
+                resp = self._http.request(method, path, content=content, headers=headers)
+                break
+            except self._transport_errors as exc:
+                if not retry or attempt == 2 or isinstance(exc, self._timeouts):
+                    raise Unreachable(
+                        f"cannot reach ctx at {self.base_url}: {_reason(exc)}"
+                    ) from exc
         return Response(resp.status_code, self._decode(resp.status_code, resp.content, path))
 
     def _decode(self, status: int, raw: bytes, path: str) -> Any:

@@ -218,7 +218,9 @@ def _metadata(base: dict[str, Any], front: dict[str, Any], links: list[str]) -> 
         **({"front_matter": front} if front else {}),
         **({"links": links} if links else {}),
     }
-    if len(json.dumps(meta)) > MAX_METADATA_BYTES and front:
+    if len(json.dumps(meta)) <= MAX_METADATA_BYTES:  # almost always: one encode a block
+        return meta
+    if front:
         meta["front_matter"] = {"omitted": "larger than the metadata limit"}
     while len(json.dumps(meta)) > MAX_METADATA_BYTES and meta.get("links"):
         meta["links"] = meta["links"][: len(meta["links"]) // 2]

@@ -28,7 +28,8 @@ def api(args: argparse.Namespace, app: App) -> int:
     if not args.path.startswith("/"):
         raise UsageError(f"the path must start with '/', got {args.path!r}")
     body = _body(args) if args.method != "GET" or args.body is not None else None
-    resp = app.client().send(args.method, args.path, body)
+    # A raw call may not be idempotent (POST /api/admin/scopes): never sent twice.
+    resp = app.client().send(args.method, args.path, body, retry=args.method == "GET")
     if resp.status >= 400:
         raise error_from(resp)
     if app.out.as_json:

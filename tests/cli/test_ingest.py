@@ -1,0 +1,136 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ctx.cli.ingest import MAX_FILE_BYTES, STATE_FILE
+from ctx.models import Block
+from tests.cli.conftest import Cli
+
+NOTES = {
+    "Projects/Docker.md": (
+        "---\ntitle: Docker Guide\ntags: [infra, containers]\nstatus: draft\n---\n"
+        "# Docker Guide\nWhy we use [[Compose]]. #ops\n"
+        "## Install\nRun the installer. See [[Linux Setup|linux]].\n"
+        "### Debian\nUse apt.\n"
+    ),
+    "Projects/Linux Setup.md": "## Kernel\nKeep it current. #ops/kernel\n",
+    "Inbox.md": "A loose thought about [[Docker]].\n",
+    ".obsidian/workspace.md": "## hidden\nnot a note\n",
+    "Projects/image.png": "not markdown",
+}
+
+
+def make_vault(root: Path, notes: dict[str, str] = NOTES) -> Path:
+    for rel, text in notes.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return root
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    return make_vault(tmp_path / "vault")
+
+
+def test_it_imports_notes_as_sections_with_front_matter_tags_and_links(
+    cli: Cli, vault: Path
+) -> None:
+    run = cli("ingest", str(vault))
+    assert run.returncode == 0, run.stderr
+    assert run.json() == {
+        "notes": 3,
+        "blocks": 5,
+        "created": 5,
+        "updated": 0,
+        "unchanged": 0,
+        "skipped": 0,
+    }
+    blocks = {b.title: b for b in Block.objects.all()}
+    assert sorted(blocks) == [
+        "Docker Guide",
+        "Docker Guide > Install",
+        "Docker Guide > Install > Debian",
+        "Inbox",
+        "Linux Setup > Kernel",
+    ]
+    intro = blocks["Docker Guide"]
+    assert intro.category == "Projects" and blocks["Inbox"].category == "notes"
+    assert intro.tags == ["infra", "containers", "ops"]
+    assert intro.metadata["front_matter"]["status"] == "draft"
+    assert intro.metadata["links"] == ["Compose"]
+    assert blocks["Docker Guide > Install"].metadata["links"] == ["Linux Setup"]
+    assert blocks["Linux Setup > Kernel"].tags == ["ops/kernel"]
+
+
+def test_it_sends_nothing_on_a_second_run_and_only_changes_after_an_edit(
+    cli: Cli, vault: Path
+) -> None:
+    cli("ingest", str(vault))
+    again = cli("ingest", str(vault)).json()
+    assert (again["unchanged"], again["created"], again["updated"]) == (5, 0, 0)
+    (vault / "Inbox.md").write_text("A revised thought.\n")
+    edited = cli("ingest", str(vault)).json()
+    assert (edited["updated"], edited["unchanged"]) == (1, 4)
+    assert Block.objects.get(title="Inbox").content == "A revised thought."
+
+
+def test_it_keeps_state_per_folder_and_scope(cli: Cli, vault: Path) -> None:
+    cli("ingest", str(vault))
+    state = json.loads((vault / STATE_FILE).read_text())
+    (target,) = state["targets"]
+    assert target.startswith(str(cli.url)) and len(state["targets"][target]) == 5
+    other = cli("ingest", str(vault), "--scope", "acme:team").json()
+    assert other["created"] == 5
+    assert Block.objects.filter(scope__name="acme:team").count() == 5
+
+
+def test_it_sends_nothing_on_a_dry_run(cli: Cli, vault: Path) -> None:
+    run = cli("ingest", str(vault), "--dry-run")
+    assert run.returncode == 0, run.stderr
+    body = run.json()
+    assert body["dry_run"] is True and body["summary"]["new"] == 5
+    assert {b["status"] for b in body["would_send"]} == {"new"}
+    assert {"category", "title", "content", "tags", "metadata"} <= set(body["would_send"][0])
+    assert Block.objects.count() == 0
+    assert not (vault / STATE_FILE).exists()
+
+
+def test_it_needs_no_key_for_a_dry_run(cli: Cli, vault: Path) -> None:
+    assert cli("ingest", str(vault), "--dry-run", CTX_KEY=None).returncode == 0
+
+
+def test_it_prints_a_summary_line_on_a_terminal(cli: Cli, vault: Path) -> None:
+    run = cli.tty("ingest", str(vault), "--batch", "2")
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip().endswith(
+        "3 notes → 5 blocks: 5 created, 0 updated, 0 unchanged, 0 skipped"
+    )
+    dry = cli.tty("ingest", str(vault), "--dry-run")
+    assert "dry run: 3 notes → 5 blocks: 0 new, 0 changed, 5 unchanged" in dry.stdout
+
+
+def test_it_skips_files_over_5_mb_and_non_utf8(cli: Cli, vault: Path) -> None:
+    (vault / "huge.md").write_text("x" * (MAX_FILE_BYTES + 1))
+    (vault / "latin1.md").write_bytes("caf\xe9".encode("latin-1"))
+    run = cli("ingest", str(vault))
+    assert run.json()["skipped"] == 2 and run.json()["created"] == 5
+    assert "skipped huge.md: larger than 5 MB" in run.stderr
+    assert "skipped latin1.md: not UTF-8 text" in run.stderr
+
+
+def test_it_disambiguates_notes_with_the_same_title(cli: Cli, tmp_path: Path) -> None:
+    root = make_vault(tmp_path / "v", {"a/x/Note.md": "one\n", "a/y/Note.md": "two\n"})
+    assert cli("ingest", str(root)).json()["created"] == 2
+    assert sorted(Block.objects.values_list("title", flat=True)) == ["Note", "Note [a/y/Note.md]"]
+
+
+def test_it_fails_clearly_on_a_missing_folder_or_a_server_error(cli: Cli, vault: Path) -> None:
+    missing = cli("ingest", str(vault / "nope"))
+    assert missing.returncode == 2 and "not a folder" in missing.stderr
+    foreign = cli("ingest", str(vault), "--scope", "globex:main")
+    assert foreign.returncode == 1 and foreign.stderr.startswith("error: ")
+    assert not (vault / STATE_FILE).exists()

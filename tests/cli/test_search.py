@@ -1,0 +1,48 @@
+from __future__ import annotations
+
+from tests.cli.conftest import Cli
+from tests.conftest import Cast
+
+
+def _titles(run_json: dict) -> list[str]:
+    return [r["title"] for r in run_json["results"]]
+
+
+def test_it_returns_the_servers_results_as_json(cli: Cli, live_cast: Cast) -> None:
+    live_cast.owner.store(category="infra", title="Deploys", content="We deployed the servers.")
+    live_cast.owner.store(category="food", title="Lunch", content="Pasta with tomatoes.")
+    run = cli("search", "deploying server")
+    assert run.returncode == 0, run.stderr
+    body = run.json()
+    assert _titles(body) == ["Deploys"]
+    assert set(body["results"][0]) >= {"id", "scope", "category", "title", "preview", "score"}
+
+
+def test_it_sends_the_filters(cli: Cli, live_cast: Cast) -> None:
+    live_cast.owner.store(category="a", title="one", content="alpha topic", tags=["x", "y"])
+    live_cast.owner.store(
+        category="b", title="two", content="alpha topic", tags=["x"], type="decision"
+    )
+    live_cast.owner.store(scope="acme:team", category="a", title="three", content="alpha topic")
+    assert _titles(cli("search", "alpha", "--category", "b").json()) == ["two"]
+    assert _titles(cli("search", "alpha", "--tag", "x,y").json()) == ["one"]
+    assert _titles(cli("search", "alpha", "--type", "decision").json()) == ["two"]
+    assert _titles(cli("search", "alpha", "--scope", "acme:team").json()) == ["three"]
+    assert len(cli("search", "alpha", "--limit", "1").json()["results"]) == 1
+
+
+def test_it_draws_a_table_on_a_terminal(cli: Cli, live_cast: Cast) -> None:
+    stored = live_cast.owner.store(category="infra", title="Deploys", content="deployed servers")
+    run = cli.tty("search", "deploy")
+    assert run.returncode == 0
+    assert "Deploys" in run.stdout and stored["id"] in run.stdout
+    assert '"results"' not in run.stdout
+
+
+def test_it_says_no_results_on_a_terminal(cli: Cli) -> None:
+    assert "no results" in cli.tty("search", "nothing").stdout
+
+
+def test_it_never_shows_another_tenants_blocks(cli: Cli, live_cast: Cast) -> None:
+    live_cast.outsider.store(title="globex plan", content="rockets")
+    assert cli("search", "rockets").json()["results"] == []

@@ -1,0 +1,72 @@
+"""The client stays a client: no server code, and the fast paths skip httpx and rich."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+from tests.cli.conftest import free_port
+
+SERVER_PACKAGES = ("django", "rest_framework", "torch", "celery", "psycopg", "retrieval", "dream")
+
+IMPORT_EVERYTHING = """
+import importlib, json, pkgutil, sys
+import ctx.cli.commands
+from ctx.cli.main import build_parser
+build_parser()
+for mod in ("ctx.cli.ingest", "ctx.cli.hooks", "ctx.cli.http", "ctx.cli.output"):
+    importlib.import_module(mod)
+for info in pkgutil.iter_modules(ctx.cli.commands.__path__):
+    importlib.import_module(f"ctx.cli.commands.{info.name}")
+import httpx, rich.console  # what the commands load on use
+print(json.dumps(sorted(sys.modules)))
+"""
+
+
+RUN_THEN_LIST = """
+import contextlib, io, json, sys
+from ctx.cli.main import main
+with contextlib.redirect_stdout(io.StringIO()):
+    code = main(sys.argv[1:])
+print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
+"""
+
+
+def _imported_by(*args: str) -> set[str]:
+    """The modules loaded by running `ctx *args` in a fresh interpreter."""
+    env = {
+        **os.environ,
+        "CTX_BASE_URL": f"http://127.0.0.1:{free_port()}",
+        "CTX_KEY": "k",
+        "XDG_CONFIG_HOME": "/nonexistent/ctx-test",
+    }
+    proc = subprocess.run(
+        [sys.executable, "-c", RUN_THEN_LIST, *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=env,
+    )
+    result = json.loads(proc.stdout.splitlines()[-1])
+    return set(result["modules"])
+
+
+def test_it_imports_no_server_code() -> None:
+    out = subprocess.run(
+        [sys.executable, "-c", IMPORT_EVERYTHING], capture_output=True, text=True, check=True
+    ).stdout
+    modules = json.loads(out)
+    assert "ctx.cli.commands.blocks" in modules  # the probe really imported the commands
+    server = [m for m in modules if m.split(".")[0] in SERVER_PACKAGES]
+    assert server == []
+    ctx_modules = [m for m in modules if m.split(".")[0] == "ctx"]
+    assert all(m == "ctx" or m == "ctx.cli" or m.startswith("ctx.cli.") for m in ctx_modules)
+
+
+def test_it_runs_version_without_httpx_or_rich() -> None:
+    imported = _imported_by("version")
+    assert "ctx.cli.commands.setup" in imported  # the probe saw the command run
+    assert not {m for m in imported if m.split(".")[0] in ("httpx", "rich", "httpcore")}
+    assert "httpx" in _imported_by("health")  # and would see httpx if it were loaded
