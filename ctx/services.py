@@ -220,6 +220,47 @@ def _upsert_one(scope_id: int, data: BlockInput, *, retry: bool = True) -> Upser
     return UpsertResult(block, "created")
 
 
+def _upsert_batch(scope_id: int, items: list[BlockInput]) -> list[UpsertResult]:
+    """Many blocks with a constant number of queries: one locking read, one bulk insert.
+
+    A key repeated inside the batch, or a concurrent insert of one of its keys, falls back to
+    the row-by-row path, which handles both (the updates already made re-run as no-ops).
+    """
+    keys = [(i.category, i.title) for i in items]
+    if len(set(keys)) != len(keys):
+        return [_upsert_one(scope_id, i) for i in items]
+    rows = Block.objects.select_for_update().filter(
+        scope_id=scope_id, title__in={t for _, t in keys}, category__in={c for c, _ in keys}
+    )
+    existing = {(b.category, b.title): b for b in rows}
+    results: list[UpsertResult] = []
+    fresh: list[Block] = []
+    for item in items:
+        results.append(_stage_one(scope_id, item, existing.get((item.category, item.title)), fresh))
+    try:
+        with transaction.atomic():
+            Block.objects.bulk_create(fresh, batch_size=500)
+    except IntegrityError:
+        return [_upsert_one(scope_id, i) for i in items]
+    return results
+
+
+def _stage_one(
+    scope_id: int, item: BlockInput, block: Block | None, fresh: list[Block]
+) -> UpsertResult:
+    digest = content_hash(item.content)
+    if block is None:
+        block = Block(scope_id=scope_id, category=item.category, title=item.title)
+        _apply(block, item, digest)
+        fresh.append(block)
+        return UpsertResult(block, "created")
+    if _same(block, item, digest):
+        return UpsertResult(block, "noop")
+    _apply(block, item, digest)
+    block.save()
+    return UpsertResult(block, "updated")
+
+
 def block_upsert(*, principal: Principal, scope: str | None, data: BlockInput) -> UpsertResult:
     """Create or update the block at (scope, category, title); identical content is a no-op."""
     return block_upsert_many(principal=principal, scope=scope, items=[data])[0]
@@ -232,7 +273,10 @@ def block_upsert_many(
     scope_id = writable_scope(principal, scope)
     for item in items:
         _validity(item)
-    results = [_upsert_one(scope_id, item) for item in items]
+    if len(items) == 1:
+        results = [_upsert_one(scope_id, items[0])]
+    else:
+        results = _upsert_batch(scope_id, items)
     changed = [r.block for r in results if r.action != "noop"]
     if changed:
         _saved(changed)

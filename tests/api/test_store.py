@@ -157,3 +157,37 @@ def test_it_batches_and_names_the_bad_item(cast: Cast) -> None:
     )
     assert status == 400 and body["error"]["message"].startswith("blocks[1]:")
     assert snapshot() == before
+
+
+def test_it_stores_a_batch_with_a_constant_number_of_queries(cast: Cast) -> None:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    def batch(n: int, prefix: str) -> list[dict[str, str]]:
+        return [
+            {"category": "c", "title": f"{prefix}{i}", "content": f"text {i}"} for i in range(n)
+        ]
+
+    cast.owner.get("/api/whoami")  # records the key's last use, once a minute
+    with CaptureQueriesContext(connection) as small:
+        cast.owner.post("/api/store/batch", {"blocks": batch(5, "a")})
+    with CaptureQueriesContext(connection) as large:
+        cast.owner.post("/api/store/batch", {"blocks": batch(50, "b")})
+    assert len(large.captured_queries) == len(small.captured_queries)
+    assert Block.objects.filter(title__startswith="b").count() == 50
+
+
+def test_it_mixes_created_updated_and_noop_in_one_batch(cast: Cast) -> None:
+    cast.owner.store(category="c", title="same", content="x")
+    cast.owner.store(category="c", title="changed", content="old")
+    blocks = [
+        {"category": "c", "title": "same", "content": "x"},
+        {"category": "c", "title": "changed", "content": "new"},
+        {"category": "c", "title": "fresh", "content": "y"},
+        {"category": "c", "title": "fresh", "content": "y2"},
+    ]  # repeated key: last wins
+    status, body = cast.owner.post("/api/store/batch", {"blocks": blocks})
+    assert status == 200
+    assert [r["action"] for r in body["results"]] == ["noop", "updated", "created", "updated"]
+    assert Block.objects.get(title="fresh").content == "y2"
+    assert Block.objects.get(title="changed").content == "new"
