@@ -61,6 +61,10 @@ class Cast:
 
 @pytest.fixture
 def cast(db: Any) -> Cast:
+    return make_cast()
+
+
+def make_cast() -> Cast:
     acme = services.tenant_create(name="acme", scopes=["acme:team"])
     globex = services.tenant_create(name="globex")
     owner_key, owner = services.key_create(

@@ -23,30 +23,15 @@ from typing import Any
 
 import pytest
 
-from ctx import services
-from ctx.models import ApiKey
-from tests.conftest import Api, Cast
+from tests.conftest import Cast, make_cast
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
 
 
 @pytest.fixture
 def live_cast(transactional_db: Any) -> Cast:
-    acme = services.tenant_create(name="acme", scopes=["acme:team"])
-    globex = services.tenant_create(name="globex")
-    owner_key, owner = services.key_create(
-        tenant=acme,
-        name="owner",
-        home="acme:main",
-        write=["acme:main", "acme:team"],
-        role=ApiKey.Role.OWNER,
-    )
-    _, reader = services.key_create(
-        tenant=acme, name="reader", home="acme:team", read=["acme:main"], write=[]
-    )
-    _, writer = services.key_create(tenant=acme, name="writer", home="acme:team")
-    _, outsider = services.key_create(tenant=globex, name="outsider", home="globex:main")
-    return Cast(acme, globex, Api(owner), Api(reader), Api(writer), Api(outsider), owner_key)
+    """The canonical cast, committed, so a server in another thread or process sees it."""
+    return make_cast()
 
 
 @dataclass
