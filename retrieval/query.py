@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from ctx import validation as v
 from ctx.api.presenters import age_days
+from ctx.errors import ValidationFailed
 from ctx.principal import Principal
 from retrieval import confidence, synthesis, temporal_query, translate
 from retrieval.embeddings import embed_query
@@ -43,7 +44,23 @@ class QueryParams:
             explain=v.boolean(data, "explain"),
             now=v.timestamp(data, "now"),
             as_of=v.timestamp(data, "as_of"),
+            stages=_stages(data),
         )
+
+
+def _stages(data: dict[str, Any]) -> tuple[str, ...] | None:
+    """An evaluation control like `now`: run these stages instead of the configured ones."""
+    if data.get("stages") is None:
+        return None
+    from retrieval.stages import registry
+
+    names = v.string_list(data, "stages", max_items=10, max_len=40)
+    unknown = [n for n in names if n not in registry()]
+    if unknown:
+        raise ValidationFailed(
+            f"Unknown stages: {', '.join(unknown)}.", details={"field": "stages"}
+        )
+    return tuple(names)
 
 
 def weights() -> ArmWeights:

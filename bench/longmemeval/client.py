@@ -154,7 +154,9 @@ class CtxClient:
         key: str,
         timeout: float = 60.0,
         transport: httpx.BaseTransport | None = None,
+        stages: list[str] | None = None,
     ) -> None:
+        self.stages = stages  # None: the server's configured stages
         self._http = httpx.Client(
             base_url=base_url,
             headers={"X-Context-Key": key},
@@ -191,6 +193,8 @@ class CtxClient:
             "now": iso_utc(now),
             "explain": False,
         }
+        if self.stages is not None:
+            payload["stages"] = self.stages
         started = time.perf_counter()
         body = self._post("/api/query", payload)
         client_ms = (time.perf_counter() - started) * 1000

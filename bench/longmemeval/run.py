@@ -294,7 +294,12 @@ class Options:
 def run(options: Options, questions: Sequence[Question]) -> dict[str, Any]:
     started = time.perf_counter()
     result: dict[str, Any] = _header(options, questions)
-    client = CtxClient(options.url, options.key, options.timeout) if options.server else None
+    stages = None if options.stages is None else [x for x in options.stages.split(",") if x]
+    client = (
+        CtxClient(options.url, options.key, options.timeout, stages=stages)
+        if options.server
+        else None
+    )
     try:
         for granularity in options.granularities:
             by_system = _baselines(questions, granularity, options.ks)
@@ -452,6 +457,11 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "--limit-questions", type=int, metavar="N", help="stratified subset of N questions"
     )
     parser.add_argument("--types", default="", help="comma-separated question types to keep")
+    parser.add_argument(
+        "--stages",
+        help="query stages for this run, comma-separated ('' = fusion only); "
+        "default: the server's CTX_QUERY_STAGES",
+    )
     parser.add_argument("--k", default="5,10", help="cut-offs, comma-separated (default 5,10)")
     parser.add_argument("--no-server", action="store_true", help="only the BM25 baselines")
     parser.add_argument("--url", default=os.environ.get("CTX_BASE_URL", DEFAULT_URL))

@@ -127,3 +127,11 @@ def test_it_leaves_undated_questions_alone(cast: Cast) -> None:
     body = _ask(cast, "gym")
     assert body["explain"]["gravity_linear"] == "skipped: no linear intent"
     assert body["explain"]["temporal"]["matchers"] == []
+
+
+def test_it_runs_only_the_stages_a_request_names(cast: Cast) -> None:
+    _store(cast, "Gym", "Went to the gym.", "2025-03-11T18:00:00+01:00")
+    body = _ask(cast, "gym last Tuesday", stages=["supersedes"])
+    assert "gravity_linear" not in body["explain"] and "supersedes" in body["explain"]
+    status, bad = cast.owner.post("/api/query", {"query": "x", "stages": ["nope"]})
+    assert status == 400 and bad["error"]["details"]["field"] == "stages"
