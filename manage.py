@@ -11,7 +11,9 @@ def main() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ctx.settings")
     from ctx.launcher import attach_embedded
 
-    handles = attach_embedded()
+    # Break-glass from stdin must work while the database is down: it needs the key only.
+    offline = "break_glass" in sys.argv and "--stdin" in sys.argv
+    handles = None if offline else attach_embedded()
     from django.core.management import execute_from_command_line
 
     try:

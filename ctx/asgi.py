@@ -7,22 +7,13 @@ import os
 from django.core.asgi import get_asgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ctx.settings")
-django_app = get_asgi_application()
+django_app = get_asgi_application()  # sets Django up: the MCP modules import models
 
+# Writes enqueue Celery tasks after commit. Without the project's Celery app loaded (the worker
+# loads it with -A), Celery falls back to its default AMQP broker and each write waits seconds.
+import ctx.celery  # noqa: E402, F401
 
-async def app(scope: dict, receive: object, send: object) -> None:
-    if scope["type"] == "lifespan":
-        # Django's handler rejects lifespan; acknowledge it so uvicorn starts cleanly.
-        await _lifespan(receive, send)
-        return
-    await django_app(scope, receive, send)  # type: ignore[arg-type]
+# --- MCP endpoint (ctx/mcp/app.py): /mcp, the lifespan the SDK needs, the access log ---------
+from ctx.mcp.app import with_mcp  # noqa: E402
 
-
-async def _lifespan(receive: object, send: object) -> None:
-    while True:
-        message = await receive()  # type: ignore[operator]
-        if message["type"] == "lifespan.startup":
-            await send({"type": "lifespan.startup.complete"})  # type: ignore[operator]
-        elif message["type"] == "lifespan.shutdown":
-            await send({"type": "lifespan.shutdown.complete"})  # type: ignore[operator]
-            return
+app = with_mcp(django_app)  # type: ignore[arg-type]

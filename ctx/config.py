@@ -61,6 +61,14 @@ def parse_url(raw: str) -> str:
     return value
 
 
+def parse_hex_key(raw: str) -> str:
+    """A 256-bit key as 64 hex characters (sealed secrets); the value is never echoed."""
+    value = raw.strip().lower()
+    if len(value) != 64 or any(c not in "0123456789abcdef" for c in value):
+        raise ValueError("expected 64 hex characters (32 random bytes)")
+    return value
+
+
 def choice(*options: str) -> Parser:
     def parse(raw: str) -> str:
         value = raw.strip().lower()
@@ -270,10 +278,340 @@ KNOBS: tuple[Knob, ...] = (
     _knob(
         "CTX_QUERY_STAGES",
         "list",
-        ["gravity_cyclic", "gravity_linear", "supersedes"],
+        ["gravity_cyclic", "gravity_linear", "graph", "rerank", "supersedes"],
         "Retrieval stages after fusion, in order; remove one to switch it off.",
         live=True,
     ),
+    # Sealed secrets (secrets/, docs/secrets.md). Keys are 64 hex chars, set inline or by file.
+    _knob(
+        "CTX_SECRETS_KEY",
+        "str",
+        "",
+        "Master key of sealed secrets (64 hex chars); required once a secret exists.",
+        secret=True,
+        parse=parse_hex_key,
+    ),
+    _knob(
+        "CTX_SECRETS_KEY_FILE",
+        "str",
+        "",
+        "File holding CTX_SECRETS_KEY (64 hex chars); set this or CTX_SECRETS_KEY, not both.",
+    ),
+    _knob(
+        "CTX_SECRETS_KEY_PREV",
+        "str",
+        "",
+        "The previous master key during a rotation; secrets sealed under it are re-sealed.",
+        secret=True,
+        parse=parse_hex_key,
+    ),
+    _knob(
+        "CTX_SECRETS_KEY_PREV_FILE",
+        "str",
+        "",
+        "File holding CTX_SECRETS_KEY_PREV; set this or CTX_SECRETS_KEY_PREV, not both.",
+    ),
+    # --- MCP endpoint and OAuth 2.1 (ctx/mcp, ctx/oauth, docs/mcp.md) ---------------------------
+    _knob(
+        "CTX_OAUTH_DCR_MODE",
+        "str",
+        "open",
+        "Dynamic client registration: open (anyone, rate-limited; claude.ai needs it), "
+        "admin (only with a ctx admin API key as Bearer), off.",
+        parse=choice("off", "admin", "open"),
+    ),
+    _knob(
+        "CTX_OAUTH_MAX_CLIENTS",
+        "int",
+        1000,
+        "Most dynamically registered OAuth clients kept; stale unused ones are pruned at the cap.",
+        bounds=(1, 1_000_000),
+    ),
+    _knob(
+        "CTX_OAUTH_CIMD",
+        "bool",
+        False,
+        "Accept OAuth client ID metadata documents (the server fetches the client's https URL).",
+    ),
+    _knob(
+        "CTX_MCP_ALLOWED_ORIGINS",
+        "list",
+        [],
+        "Browser origins allowed to call /mcp besides this server's own (https://app.example).",
+    ),
+    _knob(
+        "CTX_TRUST_PROXY",
+        "bool",
+        False,
+        "Trust X-Forwarded-Proto/-Host/-For from one reverse proxy in front of ctx.",
+    ),
+    # --- end MCP/OAuth --------------------------------------------------------------------------
+    _knob(
+        "CTX_RERANK_BACKEND",
+        "str",
+        "none",
+        "Rerank stage backend.",
+        parse=choice("none", "crossencoder", "http", "llm"),
+        live=True,
+    ),
+    _knob("CTX_RERANK_MODEL", "str", "", "Cross-encoder path or name, or the sidecar's model."),
+    _knob("CTX_RERANK_URL", "str", "", "Rerank sidecar URL, e.g. http://host:8080/v1/rerank."),
+    _knob("CTX_RERANK_API_KEY", "str", "", "Bearer token for the rerank sidecar.", secret=True),
+    _knob(
+        "CTX_RERANK_MAX_TOKENS",
+        "int",
+        128,
+        "Longest query+document pair a cross-encoder reads, in tokens; cost grows with it.",
+        bounds=(32, 512),
+        live=True,
+    ),
+    _knob(
+        "CTX_RERANK_TOP_N",
+        "int",
+        30,
+        "How many top hits the rerank stage re-scores.",
+        bounds=(2, 200),
+        live=True,
+    ),
+    _knob(
+        "CTX_RERANK_WEIGHT",
+        "float",
+        0.5,
+        "Weight of the normalised rerank score in the blend with the normalised fusion score.",
+        bounds=(0, 1),
+        live=True,
+    ),
+    _knob(
+        "CTX_RERANK_BUDGET_MS",
+        "int",
+        1500,
+        "Time budget of the rerank stage per request; over it the fusion order stands.",
+        bounds=(10, 120000),
+        live=True,
+    ),
+    _knob(
+        "CTX_TRANSLATE_QUERIES",
+        "bool",
+        True,
+        "With an LLM configured, translate the query "
+        "so each full-text arm also searches in its own language.",
+        live=True,
+    ),
+    # --- Dream Mode, guard, digest, graph expansion (dream/, docs/dream.md) ---------------------
+    _knob(
+        "CTX_DREAM_INITIAL_MODE",
+        "str",
+        "on",
+        "Dream mode until an admin sets one; the live mode is a database row "
+        "(POST /api/dream/mode, `manage.py dream_mode`, Django admin).",
+        parse=choice("on", "throttled", "off"),
+    ),
+    _knob(
+        "CTX_DREAM_THROTTLE_SECONDS",
+        "float",
+        2.0,
+        "Pause before each model call in throttled mode (once per cycle without an LLM).",
+        bounds=(0, 3600),
+    ),
+    _knob(
+        "CTX_DREAM_CLAIM_TTL",
+        "int",
+        300,
+        "Seconds a worker's claim on a block lasts; a crashed worker's block is free after it.",
+        bounds=(1, 86400),
+    ),
+    _knob(
+        "CTX_DREAM_FEED_SECONDS",
+        "float",
+        30.0,
+        "Celery beat interval of the dream feed (fans out cycle tasks, housekeeping).",
+        bounds=(1, 86400),
+    ),
+    _knob("CTX_DREAM_FANOUT", "int", 2, "Most cycle tasks one feed enqueues.", bounds=(1, 64)),
+    _knob("CTX_DREAM_BATCH", "int", 1000, "Most cycles one task runs.", bounds=(1, 100000)),
+    _knob(
+        "CTX_DREAM_TASK_SECONDS",
+        "float",
+        50.0,
+        "Time budget of one cycle task (below the Celery soft time limit).",
+        bounds=(1, 3600),
+    ),
+    _knob(
+        "CTX_DREAM_MAX_LINKS",
+        "int",
+        5,
+        "Most links one cycle writes (type diversity breaks ties).",
+        bounds=(1, 50),
+    ),
+    _knob(
+        "CTX_DREAM_CANDIDATES",
+        "int",
+        10,
+        "Candidates per source (neighbours, lexical, tags) a cycle considers.",
+        bounds=(1, 100),
+    ),
+    _knob(
+        "CTX_DREAM_LLM_CANDIDATES",
+        "int",
+        6,
+        "Candidates the LLM types per cycle (the closest by embedding).",
+        bounds=(1, 20),
+    ),
+    _knob(
+        "CTX_DREAM_SUPERSEDE_MIN",
+        "float",
+        0.85,
+        "Confidence at which a supersedes link turns its target into a snapshot.",
+        bounds=(0, 1),
+    ),
+    _knob(
+        "CTX_DREAM_REVIEW_BELOW",
+        "float",
+        0.8,
+        "Dream links below this confidence (and every supersedes link) are listed for review.",
+        bounds=(0, 1),
+    ),
+    _knob(
+        "CTX_DREAM_CANONICAL_SUPPORT",
+        "int",
+        3,
+        "Confident links from distinct blocks that promote a block to canonical.",
+        bounds=(1, 100),
+    ),
+    _knob(
+        "CTX_DREAM_BACKOFF",
+        "str",
+        "exp",
+        "Back-off curve of a block's cooldown after cycles that change nothing.",
+        parse=choice("exp", "log", "linear", "off"),
+    ),
+    _knob(
+        "CTX_DREAM_BACKOFF_MIN_HOURS",
+        "float",
+        12.0,
+        "Shortest cooldown between two cycles of one block.",
+        bounds=(0, 8760),
+    ),
+    _knob(
+        "CTX_DREAM_BACKOFF_FACTOR",
+        "float",
+        1.6,
+        "Growth factor of the back-off curve.",
+        bounds=(1, 10),
+    ),
+    _knob(
+        "CTX_DREAM_BACKOFF_GRACE",
+        "int",
+        0,
+        "Unproductive cycles before the cooldown starts to grow.",
+        bounds=(0, 100),
+    ),
+    _knob("CTX_DREAM_BACKOFF_CAP_DAYS", "float", 45.0, "Longest cooldown.", bounds=(0, 3650)),
+    _knob(
+        "CTX_DREAM_INERT_OFFSET",
+        "int",
+        7,
+        "Back-off levels added at once when a cycle finds no candidates at all.",
+        bounds=(0, 100),
+    ),
+    _knob(
+        "CTX_DREAM_RETRY_MINUTES",
+        "float",
+        5.0,
+        "Retry delay after a transient failure (LLM or database unreachable); not counted.",
+        bounds=(0, 1440),
+    ),
+    _knob(
+        "CTX_GUARD_HINTS",
+        "bool",
+        True,
+        "Embed a stored text synchronously and answer the store with near-duplicate hints.",
+    ),
+    _knob(
+        "CTX_GUARD_REVIEW_AT",
+        "float",
+        0.92,
+        "Cosine similarity from which a same-scope pair is a near-duplicate (hint, review).",
+        bounds=(0, 1),
+    ),
+    _knob(
+        "CTX_GUARD_ARCHIVE_AT",
+        "float",
+        0.98,
+        "Cosine similarity from which the newer block of a same-scope pair is a near-copy.",
+        bounds=(0, 1),
+    ),
+    _knob(
+        "CTX_GUARD_ACTION",
+        "str",
+        "archive",
+        "What the background guard does with a near-copy: archive it, or only flag it.",
+        parse=choice("archive", "flag"),
+    ),
+    _knob(
+        "CTX_DIGEST_DEBOUNCE_SECONDS",
+        "float",
+        120.0,
+        "Quiet time after the last write before a scope's topic map is rebuilt.",
+        bounds=(0, 86400),
+    ),
+    _knob(
+        "CTX_GRAPH_SEEDS",
+        "int",
+        5,
+        "Graph expansion: top results (scoring at least half the top score) used as seeds.",
+        bounds=(0, 50),
+        live=True,
+    ),
+    _knob(
+        "CTX_GRAPH_PER_SEED",
+        "int",
+        3,
+        "Graph expansion: most neighbours taken per seed.",
+        bounds=(1, 50),
+        live=True,
+    ),
+    _knob(
+        "CTX_GRAPH_MIN_CONFIDENCE",
+        "float",
+        0.75,
+        "Graph expansion: least confidence of a followed link (recurrent links: the next knob).",
+        bounds=(0, 1),
+        live=True,
+    ),
+    _knob(
+        "CTX_GRAPH_MIN_RECURRENT",
+        "float",
+        0.8,
+        "Graph expansion: least confidence of a followed recurrent link.",
+        bounds=(0, 1),
+        live=True,
+    ),
+    _knob(
+        "CTX_GRAPH_BOOST",
+        "float",
+        0.2,
+        "Graph expansion: largest relative boost of a neighbour already in the results.",
+        bounds=(0, 1),
+        live=True,
+    ),
+    _knob(
+        "CTX_GRAPH_INJECTION",
+        "float",
+        0.6,
+        "Graph expansion: a new neighbour enters at this x top score x link strength.",
+        bounds=(0, 1),
+        live=True,
+    ),
+    _knob(
+        "CTX_GRAPH_MAX_NEW",
+        "int",
+        10,
+        "Graph expansion: most new neighbours added to one query's results.",
+        bounds=(0, 100),
+        live=True,
+    ),
+    # --- end Dream -----------------------------------------------------------------------------
 )
 
 KNOBS_BY_NAME: Mapping[str, Knob] = {k.name: k for k in KNOBS}

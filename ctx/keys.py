@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import secrets
 import string
 
 from django.conf import settings
+
+import secrets
 
 PREFIX_LEN = 8
 SECRET_LEN = 40

@@ -96,6 +96,10 @@ def _spawn(values: dict[str, object], data_dir: Path, port: int) -> list[subproc
             "2",
             "--log-level",
             "warning",
+            # uvicorn kills a worker that misses a 5 s health ping; a busy worker on a loaded
+            # 2-core machine can, which reset connections mid-ingest (measured).
+            "--timeout-worker-healthcheck",
+            "60",
         ],
         [
             py,

@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from ctx import keys
 from ctx.errors import NotFound
-from ctx.models import ApiKey, Block, Scope, Tenant
+from ctx.models import ApiKey, Block, BlockType, Scope, Tenant
 from ctx.principal import Principal
 
 LAST_USED_RESOLUTION = timedelta(minutes=1)  # bounds write load from busy keys
@@ -117,3 +117,19 @@ def categories(principal: Principal, scope_ids: list[int]) -> list[dict[str, Any
         .order_by("-count", "category")
     )
     return [{"category": r["category"], "count": r["count"]} for r in rows]
+
+
+def recent_blocks(principal: Principal, scope_ids: list[int], limit: int) -> list[Block]:
+    """The most recently updated live blocks in the given scopes the principal can read.
+
+    Digests are left out, as search leaves them out by default: they are regenerated
+    summaries and would crowd out the changes people made.
+    """
+    readable = [s for s in scope_ids if principal.can_read(s)]  # a stray id must not leak
+    return list(
+        Block.objects.live()
+        .in_scopes(readable)
+        .exclude(type=BlockType.DIGEST)
+        .select_related("scope")
+        .order_by("-updated_at", "-id")[:limit]  # block_scope_updated serves this per scope
+    )

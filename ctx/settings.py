@@ -10,7 +10,6 @@ from ctx.shadow import ensure_project_secrets
 ensure_project_secrets()
 
 import secrets  # noqa: E402 - the project's app, which re-exports the stdlib module
-
 from ctx import config  # noqa: E402
 from ctx.dburl import parse_database_url  # noqa: E402
 
@@ -112,6 +111,8 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_TRANSPORT_OPTIONS = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2}
 CELERY_BEAT_SCHEDULE = {
     "embedding-backfill": {"task": "retrieval.backfill", "schedule": 60.0},
+    # dream/: fans out cycle tasks, backfills dream state, rebuilds overdue digests
+    "dream-feed": {"task": "dream.feed", "schedule": CTX["CTX_DREAM_FEED_SECONDS"]},
 }
 
 LANGUAGE_CODE = "en-us"
@@ -142,3 +143,15 @@ LOGGING = {
         "django.request": {"handlers": ["console"], "level": "ERROR"},
     },
 }
+
+# --- MCP endpoint and OAuth 2.1 (ctx/mcp, ctx/oauth, docs/mcp.md) ------------------------------
+from ctx.oauth.config import provider_settings  # noqa: E402
+
+INSTALLED_APPS += ["oauth2_provider", "ctx.oauth.apps.OAuthConfig"]
+OAUTH2_PROVIDER = provider_settings(CTX)
+if CTX["CTX_PUBLIC_URL"]:
+    CSRF_TRUSTED_ORIGINS = [CTX["CTX_PUBLIC_URL"].rstrip("/")]  # the consent form behind a proxy
+if CTX["CTX_TRUST_PROXY"]:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    USE_X_FORWARDED_HOST = True
+# --- end MCP/OAuth ------------------------------------------------------------------------------

@@ -2,10 +2,11 @@ from __future__ import annotations
 
 from django.contrib import admin
 from django.http import HttpRequest, JsonResponse
-from django.urls import path
+from django.urls import include, path
 
 from ctx.api import views
 from ctx.errors import CtxError, ErrorCode, error_response
+from secrets import views as secret_views  # the project app (it shadows the stdlib module)
 
 urlpatterns = [
     path("health", views.health),
@@ -16,7 +17,11 @@ urlpatterns = [
     path("api/manage", views.ManageView.as_view()),
     path("api/whoami", views.WhoAmIView.as_view()),
     path("api/admin/scopes", views.ScopeCreateView.as_view()),
+    path("api/secrets", secret_views.SecretListView.as_view()),
+    path("api/secrets/<str:name>", secret_views.SecretView.as_view()),
+    path("", include("dream.urls")),  # dream/: api/dream/*, api/guard*, api/digest, api/graph
     path("admin/", admin.site.urls),
+    path("", include("ctx.oauth.urls")),  # OAuth metadata + endpoints at the root (docs/mcp.md)
 ]
 
 

@@ -37,10 +37,11 @@ class RerankBackend(Protocol):
 class CrossEncoderBackend:
     name = "crossencoder"
 
-    def __init__(self, model: str) -> None:
+    def __init__(self, model: str, max_tokens: int = 256) -> None:
         from sentence_transformers import CrossEncoder
 
-        self.model = CrossEncoder(model, device="cpu")
+        # Cost grows with the pair's length; the query plus a block's opening is what counts.
+        self.model = CrossEncoder(model, device="cpu", max_length=max_tokens)
         self._lock = threading.Lock()
 
     def score(self, query: str, docs: Sequence[str], *, budget_s: float) -> list[float]:
@@ -121,9 +122,9 @@ class LLMJudgeBackend:
 
 
 @lru_cache(maxsize=4)
-def _backend(kind: str, model: str, url: str, key: str) -> RerankBackend | None:
+def _backend(kind: str, model: str, url: str, key: str, tokens: int) -> RerankBackend | None:
     if kind == "crossencoder":
-        return CrossEncoderBackend(model)
+        return CrossEncoderBackend(model, tokens)
     if kind == "http":
         return HttpBackend(url, model, key)
     if kind == "llm":

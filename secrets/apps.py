@@ -1,9 +1,116 @@
+"""The app: system checks ctx.E020/E021, and the re-seal sweep at start during a rotation."""
+
 from __future__ import annotations
 
+import logging
+import os
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
 from django.apps import AppConfig
+from django.core.checks import Error, Tags, register
+
+log = logging.getLogger("ctx.secrets")
+
+SERVER_PROGRAMS = {"uvicorn", "gunicorn", "daphne", "hypercorn"}
 
 
 class SecretsConfig(AppConfig):
     name = "secrets"
     label = "secrets"
     verbose_name = "Sealed secrets"
+
+    def ready(self) -> None:
+        register(check_key_settings)
+        register(check_key_present, Tags.database)
+        from django.conf import settings
+
+        # Only a rotation (a previous key is set) has anything to sweep; ready() itself must not
+        # query (the registry is not ready yet), so the sweep runs in a thread.
+        previous = settings.CTX["CTX_SECRETS_KEY_PREV"] or settings.CTX["CTX_SECRETS_KEY_PREV_FILE"]
+        if previous and is_server_process(sys.argv) and not os.environ.get("CTX_TESTING"):
+            start_sweep()
+
+
+def is_server_process(argv: list[str]) -> bool:
+    """Web servers and Celery workers re-seal at start; tests, migrations and commands do not."""
+    if not argv:
+        return False
+    program = Path(argv[0])
+    names = {program.name, program.parent.name}  # `python -m uvicorn` runs uvicorn/__main__.py
+    if names & SERVER_PROGRAMS:
+        return True
+    if "celery" in names:
+        return "worker" in argv[1:]
+    return argv[1:2] == ["runserver"]
+
+
+def start_sweep() -> threading.Thread:
+    """Re-seal in the background: a slow or failing sweep never delays or aborts the start."""
+    thread = threading.Thread(target=_sweep, name="ctx-secrets-sweep", daemon=True)
+    thread.start()
+    return thread
+
+
+def _sweep() -> None:
+    from django.apps import apps
+    from django.db import connection
+
+    from . import services
+
+    deadline = time.monotonic() + 60
+    while not apps.ready and time.monotonic() < deadline:  # queries wait for the app registry
+        time.sleep(0.05)
+    try:
+        report = services.secrets_reseal(actor="start-up")
+        log.info(
+            "secrets sweep: %d re-sealed, %d left (no key opens them)",
+            len(report.resealed),
+            len(report.unopenable),
+        )
+    except Exception:
+        log.warning("secrets sweep failed; run `manage.py rotate_secrets`", exc_info=True)
+    finally:
+        connection.close()  # this thread's own connection
+
+
+def check_key_settings(app_configs: Any, **kwargs: Any) -> list[Error]:
+    """ctx.E021: the master key settings must be readable and well-formed."""
+    from django.conf import settings
+
+    from . import crypto
+
+    try:
+        crypto.keyring_from(settings.CTX)
+    except crypto.KeyConfigError as exc:
+        return [Error(str(exc), hint="See docs/secrets.md.", id="ctx.E021")]
+    return []
+
+
+def check_key_present(app_configs: Any, **kwargs: Any) -> list[Error]:
+    """ctx.E020: once a secret exists the master key is required (runs with migrate)."""
+    from django.conf import settings
+    from django.db import DatabaseError
+
+    from . import crypto, selectors
+
+    if not kwargs.get("databases"):  # Django's rule for database checks: only when asked
+        return []
+    try:
+        if crypto.keyring_from(settings.CTX).current is not None:
+            return []
+        exist = selectors.secrets_exist()
+    except (crypto.KeyConfigError, DatabaseError):  # E021 reports the former; before migrate
+        return []
+    if not exist:
+        return []
+    return [
+        Error(
+            "Sealed secrets exist but no master key is set.",
+            hint="Set CTX_SECRETS_KEY or CTX_SECRETS_KEY_FILE (docs/secrets.md).",
+            id="ctx.E020",
+        )
+    ]

@@ -289,6 +289,7 @@ class Options:
     poll: float
     timeout: float
     per_question: bool
+    stages: str | None = None  # comma-separated; None: the server's configured stages
 
 
 def run(options: Options, questions: Sequence[Question]) -> dict[str, Any]:
@@ -518,6 +519,7 @@ def options_from(args: argparse.Namespace) -> Options:
         poll=args.poll,
         timeout=args.timeout,
         per_question=args.per_question,
+        stages=args.stages,
     )
 
 

@@ -14,27 +14,20 @@ from rest_framework.views import APIView
 from ctx import selectors, services
 from ctx import validation as v
 from ctx.api import presenters
-from ctx.errors import CtxError, ErrorCode, Forbidden
+from ctx.api.common import body, ok, principal
+from ctx.errors import CtxError, ErrorCode
+from ctx.models import Block
+from ctx.permissions import require_tier
 from ctx.principal import Principal
 from ctx.services import BlockInput
 from retrieval import lexical
 
-TIER_MESSAGE = "This action needs a higher permission tier."
 MAX_BATCH = 500
 
 
-def _principal(request: Request) -> Principal:
-    user = request.user
-    assert isinstance(user, Principal)
-    return user
-
-
-def _body(request: Request) -> dict[str, Any]:
-    return v.require_object(request.data)
-
-
-def ok(payload: dict[str, Any], status: int = 200) -> Response:
-    return Response({"success": True, **payload}, status=status)
+# Shared helpers live in ctx.api.common and the tier rule in ctx.permissions.
+_principal = principal
+_body = body
 
 
 def block_input(data: dict[str, Any]) -> BlockInput:
@@ -57,17 +50,28 @@ def _scope_arg(data: dict[str, Any]) -> str | None:
     return v.string(data, "scope", max_len=100, required=False) or None
 
 
+# Extra fields of a store response, computed after the write committed (dream's guard adds
+# near-duplicate hints). Apps register here in ready(); a hook must fail open itself.
+STORE_HINTS: list[Callable[[Principal, Block], dict[str, Any]]] = []
+
+
 class StoreView(APIView):
     def post(self, request: Request) -> Response:
         data = _body(request)
+        principal = _principal(request)
         result = services.block_upsert(
-            principal=_principal(request), scope=_scope_arg(data), data=block_input(data)
+            principal=principal, scope=_scope_arg(data), data=block_input(data)
         )
         status = 201 if result.action == "created" else 200
-        return ok(
-            {"action": result.action, "id": str(result.block.pk), "scope": result.block.scope.name},
-            status,
-        )
+        block = result.block
+        body: dict[str, Any] = {
+            "action": result.action,
+            "id": str(block.pk),
+            "scope": block.scope.name,
+        }
+        for hint in STORE_HINTS:
+            body.update(hint(principal, block))
+        return ok(body, status)
 
 
 class StoreBatchView(APIView):
@@ -204,11 +208,6 @@ class WhoAmIView(APIView):
                 "role": p.role,
             }
         )
-
-
-def require_tier(p: Principal) -> None:
-    if not (p.is_admin or p.role in {"owner", "admin"}):
-        raise Forbidden(TIER_MESSAGE)
 
 
 class ScopeCreateView(APIView):

@@ -1,0 +1,440 @@
+"""Dream Mode benchmark: cycles/s per worker, ego-graph latency, guard latency, and /api/query
+latency with graph expansion on and off, all in one run on a private embedded PostgreSQL.
+
+    python bench/dream.py [--blocks 10000] [--seconds 20] [--graph-blocks 100000]
+                          [--graph-links 500000] [--queries 200] [--out results.json]
+
+- Dream: --blocks synthetic blocks in one scope (200 topics; a block's vector is its topic's
+  centroid plus noise, its title and text use the topic's words), then `manage.py dream_run`
+  in 1 and then 2 worker processes for --seconds each, deterministic mode, from the same
+  starting state. Reported per worker: cycles / loop seconds (process start-up excluded).
+- Query: `/api/query` (HTTP through Django's test client, query vectors pre-cached so no model
+  runs) with the stage list with and without `graph`, interleaved, on the links dream wrote.
+- Guard: the store hint (the new text embedded by the real MiniLM, then the HNSW lookup) and
+  the background check (nearest neighbours plus flagging) per block.
+- Ego graph: --graph-blocks blocks and --graph-links random links bulk-inserted with SQL in a
+  second tenant, then `GET /api/graph/ego` for random blocks at hops 1, 2 and 3.
+
+Prints the results JSON, then a one-line summary as the last line. The 1-minute load average
+is sampled around every phase: numbers taken while the machine is busy are labelled so.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from bench.common import emit, percentile  # noqa: E402
+
+TOPICS = 200
+VOCAB = [
+    "deploy", "server", "database", "index", "query", "cache", "queue", "worker", "token",
+    "schema", "backup", "restore", "latency", "budget", "invoice", "meeting", "roadmap",
+    "release", "incident", "rollback", "kernel", "network", "storage", "billing", "audit",
+    "garden", "recipe", "travel", "flight", "hotel", "doctor", "school", "family", "music",
+    "football", "camera", "bicycle", "coffee", "library", "museum",
+]  # fmt: skip
+LOADS: list[dict[str, Any]] = []
+
+
+def load(phase: str) -> None:
+    one, five, _ = os.getloadavg()
+    LOADS.append({"phase": phase, "load1": round(one, 2), "load5": round(five, 2)})
+
+
+def ms(since: float) -> float:
+    return (time.perf_counter() - since) * 1000
+
+
+def stats(values: list[float]) -> dict[str, float]:
+    return {
+        "n": len(values),
+        "p50_ms": round(percentile(values, 50), 2),
+        "p95_ms": round(percentile(values, 95), 2),
+    }
+
+
+# --- set-up ---------------------------------------------------------------------------------------
+
+
+def start_services() -> Any:
+    from ctx import embedded
+
+    data_dir = Path(tempfile.mkdtemp(prefix="ctx-bench-dream-"))
+    for name in ("DATABASE_URL", "REDIS_URL"):
+        os.environ.pop(name, None)
+    handles = embedded.start(data_dir, temporary=True)
+    os.environ.update(
+        CTX_DATA_DIR=str(data_dir),
+        CTX_ALLOWED_HOSTS="testserver,127.0.0.1",
+        HF_HUB_OFFLINE="1",
+        DJANGO_SETTINGS_MODULE="ctx.settings",
+    )
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    return handles
+
+
+def topic_vectors(rng: random.Random, dim: int) -> list[list[float]]:
+    return [unit([rng.gauss(0, 1) for _ in range(dim)]) for _ in range(TOPICS)]
+
+
+def unit(vec: list[float]) -> list[float]:
+    norm = sum(x * x for x in vec) ** 0.5 or 1.0
+    return [x / norm for x in vec]
+
+
+def noisy(center: list[float], rng: random.Random, noise: float) -> list[float]:
+    return unit([c + rng.gauss(0, noise) for c in center])
+
+
+def seed_corpus(n: int, rng: random.Random) -> tuple[Any, Any]:
+    """n blocks with vectors and one chunk each, dream state due now; returns (tenant, key)."""
+    from ctx import services
+    from ctx.models import EMBED_DIM, Block, BlockChunk, Scope
+    from ctx.services import content_hash
+    from dream.services import states_ensure
+
+    tenant = services.tenant_create(name="bench")
+    key, _ = services.key_create(tenant=tenant, name="bench", home="bench:main")
+    scope = Scope.objects.get(name="bench:main")
+    centers = topic_vectors(rng, EMBED_DIM)
+    # noise 0.06 per axis: same-topic cosines about 0.4-0.6, plus near pairs above 0.75
+    blocks, chunks = [], []
+    for i in range(n):
+        t = rng.randrange(TOPICS)
+        words = [VOCAB[(t * 7 + k) % len(VOCAB)] for k in range(3)]
+        text = f"{' '.join(words)} note {i}: " + " ".join(rng.choice(words) for _ in range(30))
+        vec = noisy(centers[t], rng, 0.035 if i % 3 else 0.02)
+        block = Block(
+            scope=scope,
+            category=f"topic{t % 40}",
+            title=f"{words[0]} {words[1]} {i}",
+            content=text,
+            content_hash=content_hash(text),
+            tags=[words[2]],
+            embedding=vec,
+            embed_model="bench:synthetic",
+        )
+        blocks.append(block)
+        chunks.append(BlockChunk(block=block, idx=0, embedding=vec))
+    Block.objects.bulk_create(blocks, batch_size=1000)
+    BlockChunk.objects.bulk_create(chunks, batch_size=1000)
+    ids = [str(b.pk) for b in blocks]
+    from django.utils import timezone
+
+    for start in range(0, len(ids), 2000):
+        states_ensure(ids[start : start + 2000], now=timezone.now())
+    return tenant, key
+
+
+# --- dream throughput ----------------------------------------------------------------------------
+
+
+def reset_dream() -> None:
+    from django.db import connection
+
+    with connection.cursor() as cur:
+        cur.execute("DELETE FROM dream_link")
+        cur.execute(
+            "UPDATE ctx_block SET lifecycle = 'knowledge', superseded_by_id = NULL, quality = 0.5"
+        )
+        cur.execute(
+            """UPDATE dream_dreamstate SET next_at = now() - random() * interval '1 hour',
+               level = 0, cycles = 0, failures = 0, claimed_by = '', claim_token = NULL,
+               claim_until = NULL, last_cycle_at = NULL"""
+        )
+        cur.execute("VACUUM ANALYZE dream_dreamstate")
+
+
+def run_workers(count: int, seconds: float) -> list[dict[str, Any]]:
+    import json
+
+    env = {**os.environ, "CTX_LOG_LEVEL": "warning"}
+    cmd = [sys.executable, str(ROOT / "manage.py"), "dream_run", "--json"]
+    procs = [
+        subprocess.Popen(
+            [*cmd, "--seconds", str(seconds), "--worker", f"bench{i}"],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for i in range(count)
+    ]
+    out = []
+    for p in procs:
+        stdout, stderr = p.communicate(timeout=seconds + 300)
+        lines = [ln for ln in stdout.splitlines() if ln.startswith("{")]
+        if not lines:
+            raise RuntimeError(f"dream_run failed:\n{stderr[-3000:]}")
+        line = lines[-1]
+        out.append(json.loads(line))
+    return out
+
+
+def dream_phase(seconds: float) -> dict[str, Any]:
+    from dream.models import Link
+
+    result: dict[str, Any] = {}
+    for workers in (1, 2):
+        reset_dream()
+        load(f"dream_{workers}w_start")
+        runs = run_workers(workers, seconds)
+        load(f"dream_{workers}w_end")
+        rates = [r["cycles"] / r["seconds"] for r in runs if r["seconds"]]
+        result[f"workers_{workers}"] = {
+            "per_worker_cycles_per_s": [round(r, 1) for r in rates],
+            "total_cycles_per_s": round(sum(rates), 1),
+            "outcomes": [r["outcomes"] for r in runs],
+            "links_created": sum(r["links_created"] for r in runs),
+            "links_now": Link.objects.count(),
+        }
+    one = result["workers_1"]["total_cycles_per_s"]
+    two = result["workers_2"]["total_cycles_per_s"]
+    result["scaling_1_to_2"] = round(two / one, 2) if one else None
+    return result
+
+
+# --- query latency -------------------------------------------------------------------------------
+
+
+def query_phase(key: Any, queries: int, rng: random.Random) -> dict[str, Any]:
+    from django.test import Client
+
+    from ctx import services
+    from ctx.models import EMBED_DIM, EmbedCache
+    from retrieval.embeddings import cache_key, get_embedder
+
+    _, raw = services.key_create(tenant=key.tenant, name="bench-q", home="bench:main")
+    centers = topic_vectors(random.Random(7), EMBED_DIM)
+    texts = []
+    name = get_embedder().name  # the provider's name only: no model is loaded
+    for i in range(queries):
+        t = rng.randrange(TOPICS)
+        words = [VOCAB[(t * 7 + k) % len(VOCAB)] for k in range(3)]
+        text = f"what about {words[0]} and {words[1]} {i}"
+        EmbedCache.objects.create(
+            key=cache_key(text, name), model=name, vector=noisy(centers[t], rng, 0.03)
+        )
+        texts.append(text)
+    client = Client(headers={"X-Context-Key": raw})
+    on = ["gravity_cyclic", "gravity_linear", "graph", "supersedes"]
+    off = ["gravity_cyclic", "gravity_linear", "supersedes"]
+    from django.conf import settings
+
+    timings: dict[str, list[float]] = {"on": [], "off": [], "graph_stage": []}
+    added = 0
+    for i, text in enumerate(texts * 2):  # first pass warms caches, second is measured
+        for label, stages in (("on", on), ("off", off)) if i % 2 else (("off", off), ("on", on)):
+            settings.CTX = {**settings.CTX, "CTX_QUERY_STAGES": stages}
+            started = time.perf_counter()
+            resp = client.post(
+                "/api/query",
+                {"query": text, "limit": 10, "explain": True},
+                content_type="application/json",
+            )
+            took = ms(started)
+            body = resp.json()
+            if i >= len(texts):
+                timings[label].append(took)
+                if label == "on":
+                    timings["graph_stage"].append(body["explain"]["stage_ms"]["graph"])
+                    graph = body["explain"].get("graph")
+                    added += len(graph.get("added", [])) if isinstance(graph, dict) else 0
+    on_s, off_s = stats(timings["on"]), stats(timings["off"])
+    return {
+        "graph_on": on_s,
+        "graph_off": off_s,
+        "graph_stage": stats(timings["graph_stage"]),
+        "added_p50_delta_ms": round(on_s["p50_ms"] - off_s["p50_ms"], 2),
+        "neighbours_added_per_query": round(added / max(1, queries), 2),
+    }
+
+
+# --- guard ----------------------------------------------------------------------------------------
+
+
+def guard_phase(rng: random.Random, samples: int) -> dict[str, Any]:
+    from django.db import transaction
+
+    from ctx.models import Block
+    from ctx.principal import Principal
+    from dream import guard
+
+    blocks = list(Block.objects.filter(scope__name="bench:main").order_by("?")[:samples])
+    background = []
+    for block in blocks:
+        with transaction.atomic():
+            started = time.perf_counter()
+            guard.check(guard.nearest([str(block.pk)], k=5))
+            background.append(ms(started))
+            transaction.set_rollback(True)
+    result: dict[str, Any] = {"background_check": stats(background)}
+    try:
+        from retrieval.embeddings import get_embedder
+
+        get_embedder().embed(["warm up"], kind="passage")  # loads the model once
+    except Exception as exc:  # no model on this machine: report, do not fail
+        result["store_hint"] = {"error": type(exc).__name__}
+        return result
+    principal = Principal(
+        key=None,  # type: ignore[arg-type]
+        tenant_id=0,
+        tenant_name="bench",
+        home_scope_id=0,
+        read_scope_ids=frozenset(),
+        write_scope_ids=frozenset(),
+        scope_names={},
+    )
+    hints = []
+    for block in blocks:
+        block.content = block.content + f" variant {rng.random():.6f}"  # not saved
+        started = time.perf_counter()
+        guard.store_hints(principal, block)
+        hints.append(ms(started))
+    result["store_hint"] = stats(hints)
+    return result
+
+
+# --- ego graph ------------------------------------------------------------------------------------
+
+_BLOCKS_SQL = """
+INSERT INTO ctx_block (id, scope_id, category, title, content, tags, metadata, type, lifecycle,
+    content_hash, archived, embed_model, content_times, quality, sensitivity, source,
+    source_session, source_quote, created_at, updated_at)
+SELECT gen_random_uuid(), %(scope)s, 'c' || (i %% 50), 'graph block ' || i, 'text ' || i,
+    '{}', '{}', 'knowledge', 'knowledge', md5(i::text), false, '', '{}', 0.5, 'internal',
+    '', '', '', now(), now()
+FROM generate_series(1, %(n)s) AS i
+"""
+
+_LINKS_SQL = """
+WITH ids AS (SELECT id, row_number() OVER (ORDER BY id) - 1 AS rn FROM ctx_block
+             WHERE scope_id = %(scope)s),
+pairs AS (
+    SELECT (random() * (%(n)s - 1))::int AS a, (random() * (%(n)s - 1))::int AS b,
+           (ARRAY['topical', 'factual', 'causal', 'recurrent'])[1 + (random() * 3)::int] AS c,
+           0.5 + random() / 2 AS conf
+    FROM generate_series(1, %(m)s))
+INSERT INTO dream_link (source_id, target_id, link_class, scope_id, confidence, raw_confidence,
+                        origin, evidence, pinned, created_at, updated_at)
+SELECT CASE WHEN p.c IN ('topical', 'factual') THEN least(x.id, y.id) ELSE x.id END,
+       CASE WHEN p.c IN ('topical', 'factual') THEN greatest(x.id, y.id) ELSE y.id END,
+       p.c, %(scope)s, p.conf, p.conf, 'dream', '{}', false, now(), now()
+FROM pairs p JOIN ids x ON x.rn = p.a JOIN ids y ON y.rn = p.b
+WHERE p.a <> p.b
+ON CONFLICT ON CONSTRAINT link_source_target_class_uniq DO NOTHING
+"""
+
+
+def graph_phase(n_blocks: int, n_links: int, samples: int) -> dict[str, Any]:
+    from django.db import connection
+    from django.test import Client
+
+    from ctx import services
+    from ctx.models import Block, Scope
+    from dream.models import Link
+
+    tenant = services.tenant_create(name="graph")
+    _, raw = services.key_create(tenant=tenant, name="graph", home="graph:main")
+    scope = Scope.objects.get(name="graph:main")
+    started = time.perf_counter()
+    with connection.cursor() as cur:
+        cur.execute(_BLOCKS_SQL, {"scope": scope.pk, "n": n_blocks})
+        while Link.objects.filter(scope=scope).count() < n_links:
+            missing = n_links - Link.objects.filter(scope=scope).count()
+            cur.execute(_LINKS_SQL, {"scope": scope.pk, "n": n_blocks, "m": missing})
+        cur.execute("VACUUM ANALYZE dream_link")
+        cur.execute("VACUUM ANALYZE ctx_block")
+    seeded_s = round(time.perf_counter() - started, 1)
+    ids = [str(i) for i in Block.objects.filter(scope=scope).values_list("id", flat=True)]
+    client = Client(headers={"X-Context-Key": raw})
+    rng = random.Random(3)
+    result: dict[str, Any] = {
+        "blocks": n_blocks,
+        "links": Link.objects.filter(scope=scope).count(),
+        "seed_seconds": seeded_s,
+    }
+    for hops in (1, 2, 3):
+        timings, nodes = [], []
+        for _ in range(samples + 10):
+            started = time.perf_counter()
+            resp = client.get("/api/graph/ego", {"block": rng.choice(ids), "hops": hops})
+            timings.append(ms(started))
+            nodes.append(len(resp.json()["nodes"]))
+        result[f"hops_{hops}"] = {**stats(timings[10:]), "nodes_p50": percentile(nodes, 50)}
+    return result
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--blocks", type=int, default=10_000)
+    ap.add_argument("--seconds", type=float, default=20.0)
+    ap.add_argument("--queries", type=int, default=200)
+    ap.add_argument("--guard-samples", type=int, default=200)
+    ap.add_argument("--graph-blocks", type=int, default=100_000)
+    ap.add_argument("--graph-links", type=int, default=500_000)
+    ap.add_argument("--graph-samples", type=int, default=200)
+    ap.add_argument("--out")
+    args = ap.parse_args()
+    rng = random.Random(42)
+    load("start")
+    handles = start_services()
+    try:
+        result = run_all(args, rng)
+    finally:
+        handles.stop()
+    load("end")
+    busy = max(entry["load1"] for entry in LOADS)
+    result["load_average"] = LOADS
+    result["contended"] = busy > (os.cpu_count() or 1)
+    d, q, g = result["dream"], result["query"], result["ego_graph"]
+    label = f" [UNDER CONTENTION: load {busy:.1f} on {os.cpu_count() or 1} cores]"
+    summary = (
+        f"dream: {d['workers_1']['total_cycles_per_s']} cycles/s with 1 worker, "
+        f"{d['workers_2']['per_worker_cycles_per_s']} per worker with 2 "
+        f"(x{d['scaling_1_to_2']}); ego p95 hops1/2/3 {g['hops_1']['p95_ms']}/"
+        f"{g['hops_2']['p95_ms']}/{g['hops_3']['p95_ms']} ms at {g['blocks']} blocks/"
+        f"{g['links']} links; query p50 {q['graph_off']['p50_ms']} -> {q['graph_on']['p50_ms']}"
+        f" ms with graph (stage p50 {q['graph_stage']['p50_ms']} ms); guard hint p50 "
+        f"{result['guard'].get('store_hint', {}).get('p50_ms')} ms, check p50 "
+        f"{result['guard']['background_check']['p50_ms']} ms"
+        + (label if result["contended"] else "")
+    )
+    emit(result, summary, args.out)
+
+
+def run_all(args: argparse.Namespace, rng: random.Random) -> dict[str, Any]:
+    result: dict[str, Any] = {"benchmark": "dream", "blocks": args.blocks}
+    started = time.perf_counter()
+    _, key = seed_corpus(args.blocks, rng)
+    result["seed_seconds"] = round(time.perf_counter() - started, 1)
+    load("seeded")
+    result["dream"] = dream_phase(args.seconds)
+    load("query_start")
+    result["query"] = query_phase(key, args.queries, rng)
+    load("guard_start")
+    result["guard"] = guard_phase(rng, args.guard_samples)
+    load("graph_start")
+    result["ego_graph"] = graph_phase(args.graph_blocks, args.graph_links, args.graph_samples)
+    load("graph_end")
+    return result
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""The MCP endpoint at /mcp: stateless Streamable HTTP served by the `mcp` SDK (docs/mcp.md)."""

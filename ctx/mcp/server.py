@@ -1,0 +1,111 @@
+"""The MCP server: instructions, the tool registry (titles, descriptions, annotations)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.server.mcpserver import MCPServer
+from mcp_types import CallToolResult, ToolAnnotations
+
+from ctx import __version__
+from ctx.errors import CtxError, ErrorCode
+from ctx.mcp import tools
+from ctx.mcp.descriptions import DESCRIPTIONS, INSTRUCTIONS
+from ctx.mcp.results import failure
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    title: str
+    fn: Callable[..., Any]
+    read_only: bool
+    destructive: bool = False
+
+    def annotations(self) -> ToolAnnotations:
+        return ToolAnnotations(
+            title=self.title,
+            read_only_hint=self.read_only,
+            destructive_hint=self.destructive,
+            # Every tool converges: a repeated call leaves the same state (store of identical
+            # content is a no-op, archiving twice archives once).
+            idempotent_hint=True,
+            open_world_hint=False,  # confined to ctx's own store
+        )
+
+
+TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec("query", "Ask the knowledge base", tools.query, read_only=True),
+    ToolSpec("search", "Search by keywords", tools.search, read_only=True),
+    ToolSpec("get", "Read a block", tools.get, read_only=True),
+    ToolSpec("recent", "Recently updated blocks", tools.recent, read_only=True),
+    # store replaces the block with the same category and title: not purely additive.
+    ToolSpec("store", "Store a knowledge block", tools.store, read_only=False, destructive=True),
+    ToolSpec("update", "Update a block", tools.update, read_only=False, destructive=True),
+    ToolSpec("delete", "Archive a block", tools.delete, read_only=False, destructive=True),
+    ToolSpec("categories", "List categories", tools.categories, read_only=True),
+    ToolSpec("stats", "Knowledge base statistics", tools.stats, read_only=True),
+)
+
+
+def _bare_error_text(result: HandlerResult) -> str | None:
+    """The text of an error result that has no structured content (the SDK's own errors)."""
+    if isinstance(result, CallToolResult):
+        result = result.model_dump(by_alias=True, mode="json")
+    if not isinstance(result, dict) or not result.get("isError"):
+        return None
+    if result.get("structuredContent") is not None:
+        return None  # one of ours: it carries the envelope already
+    texts = [c.get("text", "") for c in result.get("content", []) if c.get("type") == "text"]
+    return "\n".join(texts) or "Invalid call."
+
+
+async def envelope_errors(
+    ctx: ServerRequestContext[Any, Any], call_next: CallNext
+) -> HandlerResult:
+    """Give the SDK's own tool errors (bad arguments, unknown tool) the API's error envelope."""
+    result = await call_next(ctx)
+    text = _bare_error_text(result) if ctx.method == "tools/call" else None
+    if text is None:
+        return result
+    name = (ctx.params or {}).get("name")
+    known = any(spec.name == name for spec in TOOLS)
+    code = ErrorCode.VALIDATION_ERROR if known else ErrorCode.NOT_FOUND
+    message = text if known else f"Unknown tool: {name}."
+    return failure(CtxError(message, code=code))
+
+
+def _new_server() -> MCPServer:
+    # MCPServer() calls logging.basicConfig(), which would put a Rich console handler on the
+    # root logger of the whole process. basicConfig does nothing while the root logger has a
+    # handler, so one is there for the call only: logging stays as Django's LOGGING set it.
+    root = logging.getLogger()
+    placeholder = logging.NullHandler()
+    root.addHandler(placeholder)
+    try:
+        return MCPServer(
+            "ctx",
+            title="ctx knowledge server",
+            instructions=INSTRUCTIONS,
+            version=__version__,
+            middleware=[envelope_errors],
+        )
+    finally:
+        root.removeHandler(placeholder)
+
+
+def create_server() -> MCPServer:
+    server = _new_server()
+    for spec in TOOLS:
+        server.add_tool(
+            spec.fn,
+            name=spec.name,
+            title=spec.title,
+            description=DESCRIPTIONS[spec.name],
+            annotations=spec.annotations(),
+        )
+    return server

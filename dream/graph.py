@@ -1,0 +1,310 @@
+"""The link graph at read time: the ego graph of a block, and graph expansion as a query stage.
+
+Both only follow links whose ends are live blocks in scopes the caller can read (links never
+cross scopes, and the scope filter is applied to every hop again).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.conf import settings
+from django.db import connection
+
+from ctx.models import Block
+from ctx.principal import Principal
+from ctx.selectors import get_block_for
+from retrieval.search import Hit, attach_blocks
+from retrieval.sql import Filters
+from retrieval.stages import QueryContext, Stage
+
+MAX_HOPS = 3
+MAX_NODES = 500
+EDGE_FACTOR = 3  # edges returned: at most this x the node budget
+
+_HOP = """
+SELECT l.id, l.source_id::text, l.target_id::text, l.link_class, l.confidence, l.pinned,
+       l.origin
+FROM dream_link l
+JOIN ctx_block s ON s.id = l.source_id AND NOT s.archived
+JOIN ctx_block t ON t.id = l.target_id AND NOT t.archived
+WHERE (l.source_id = ANY(%(f)s::uuid[]) OR l.target_id = ANY(%(f)s::uuid[]))
+  AND l.scope_id = ANY(%(scopes)s) AND l.confidence >= %(min)s
+  AND (%(cls)s::text IS NULL OR l.link_class = %(cls)s::text)
+ORDER BY l.confidence DESC, l.id
+LIMIT %(cap)s
+"""
+
+_NODES = """
+SELECT b.id::text, b.title, b.category, s.name, b.type, b.lifecycle, b.quality
+FROM ctx_block b JOIN ctx_scope s ON s.id = b.scope_id
+WHERE b.id = ANY(%(ids)s::uuid[])
+"""
+
+
+@dataclass(frozen=True)
+class EgoParams:
+    block: str
+    hops: int = 1
+    limit: int = 50
+    min_confidence: float = 0.0
+    link_class: str | None = None
+
+
+def ego_graph(principal: Principal, params: EgoParams) -> dict[str, Any]:
+    """Nodes (no content) within `hops` of the block, at most `limit`, closest and most
+    confident first, and the edges among them. Missing and unreadable blocks are one 404."""
+    root = get_block_for(principal, params.block)
+    scopes = sorted(principal.read_scope_ids)
+    hops = {str(root.pk): 0}
+    edges: dict[int, dict[str, Any]] = {}
+    frontier = [str(root.pk)]
+    for hop in range(1, params.hops + 1):
+        if not frontier or len(hops) >= params.limit:
+            break
+        rows = _hop_rows(frontier, scopes, params)
+        frontier = []
+        for row in rows:
+            _take(row, hop, hops, frontier, edges, params.limit)
+    kept = [e for e in edges.values() if e["source"] in hops and e["target"] in hops]
+    budget = params.limit * EDGE_FACTOR
+    truncated = len(hops) >= params.limit or len(kept) > budget
+    return {
+        "root": str(root.pk),
+        "nodes": _nodes(hops),
+        "edges": kept[:budget],
+        "truncated": truncated,
+    }
+
+
+def _hop_rows(frontier: list[str], scopes: list[int], params: EgoParams) -> list[tuple[Any, ...]]:
+    with connection.cursor() as cur:
+        cur.execute(
+            _HOP,
+            {
+                "f": frontier,
+                "scopes": scopes,
+                "min": params.min_confidence,
+                "cls": params.link_class,
+                "cap": params.limit * EDGE_FACTOR * 4,
+            },
+        )
+        return cur.fetchall()
+
+
+def _take(
+    row: tuple[Any, ...],
+    hop: int,
+    hops: dict[str, int],
+    frontier: list[str],
+    edges: dict[int, dict[str, Any]],
+    limit: int,
+) -> None:
+    link_id, src, dst, cls, conf, pinned, origin = row
+    for end in (src, dst):
+        if end not in hops and len(hops) < limit:
+            hops[end] = hop
+            frontier.append(end)
+    edges.setdefault(
+        link_id,
+        {
+            "id": link_id,
+            "source": src,
+            "target": dst,
+            "link_class": cls,
+            "confidence": round(conf, 4),
+            "pinned": pinned,
+            "origin": origin,
+        },
+    )
+
+
+def _nodes(hops: dict[str, int]) -> list[dict[str, Any]]:
+    with connection.cursor() as cur:
+        cur.execute(_NODES, {"ids": list(hops)})
+        rows = cur.fetchall()
+    nodes = [
+        {
+            "id": r[0],
+            "title": r[1],
+            "category": r[2],
+            "scope": r[3],
+            "type": r[4],
+            "lifecycle": r[5],
+            "quality": round(r[6], 3),
+            "hop": hops[r[0]],
+        }
+        for r in rows
+    ]
+    return sorted(nodes, key=lambda n: (n["hop"], n["title"], n["id"]))
+
+
+# --- graph expansion ----------------------------------------------------------------------------
+
+CLASS_WEIGHTS = {"topical": 0.5, "factual": 0.9, "causal": 0.9, "recurrent": 1.0}
+HUB_DEGREE = 10  # neighbours with more links than this are damped by sqrt(HUB_DEGREE / degree)
+DEGREE_CAP = 1000  # counting stops here: a hub's exact degree does not matter
+
+# Both directions as two index scans (a link between two seeds counts for each of them);
+# the neighbour must be a live, readable, non-digest block. Degrees stop counting at a cap.
+_EXPAND = """
+SELECT x.seed, b.id::text, x.link_class, x.confidence,
+    (SELECT count(*) FROM (
+        SELECT 1 FROM dream_link d WHERE d.source_id = b.id
+        UNION ALL SELECT 1 FROM dream_link d WHERE d.target_id = b.id
+        LIMIT %(cap)s) c)
+FROM (
+    SELECT l.source_id::text AS seed, l.target_id AS other_id, l.link_class, l.confidence
+    FROM dream_link l
+    WHERE l.source_id = ANY(%(seeds)s::uuid[]) AND l.scope_id = ANY(%(scopes)s)
+      AND l.link_class IN ('topical', 'factual', 'causal', 'recurrent')
+      AND l.confidence >= %(min)s
+      AND (l.link_class <> 'recurrent' OR l.confidence >= %(min_recurrent)s)
+    UNION ALL
+    SELECT l.target_id::text, l.source_id, l.link_class, l.confidence
+    FROM dream_link l
+    WHERE l.target_id = ANY(%(seeds)s::uuid[]) AND l.scope_id = ANY(%(scopes)s)
+      AND l.link_class IN ('topical', 'factual', 'causal', 'recurrent')
+      AND l.confidence >= %(min)s
+      AND (l.link_class <> 'recurrent' OR l.confidence >= %(min_recurrent)s)
+) x
+JOIN ctx_block b ON b.id = x.other_id AND NOT b.archived AND b.scope_id = ANY(%(scopes)s)
+     AND b.type <> 'digest'
+"""
+
+
+@dataclass(frozen=True)
+class Edge:
+    seed: str
+    other: str
+    link_class: str
+    confidence: float
+    degree: int
+
+    @property
+    def strength(self) -> float:
+        """Confidence x class weight x hub damping, in 0..1."""
+        damp = min(1.0, math.sqrt(HUB_DEGREE / max(1, self.degree)))
+        return self.confidence * CLASS_WEIGHTS[self.link_class] * damp
+
+
+def _edges(seeds: list[str], scopes: list[int], cfg: dict[str, Any]) -> list[Edge]:
+    with connection.cursor() as cur:
+        cur.execute(
+            _EXPAND,
+            {
+                "seeds": seeds,
+                "scopes": scopes,
+                "min": cfg["CTX_GRAPH_MIN_CONFIDENCE"],
+                "min_recurrent": cfg["CTX_GRAPH_MIN_RECURRENT"],
+                "cap": DEGREE_CAP,
+            },
+        )
+        return [Edge(r[0], r[1], r[2], float(r[3]), int(r[4])) for r in cur.fetchall()]
+
+
+def per_seed(edges: list[Edge], cap: int, seeds: list[str]) -> list[Edge]:
+    """The `cap` strongest edges of every seed, seeds in rank order (pure)."""
+    by_seed: dict[str, list[Edge]] = {}
+    for edge in edges:
+        if edge.other != edge.seed:
+            by_seed.setdefault(edge.seed, []).append(edge)
+    out: list[Edge] = []
+    for seed in seeds:
+        ranked = sorted(by_seed.get(seed, []), key=lambda e: (-e.strength, e.other))
+        out.extend(ranked[:cap])
+    return out
+
+
+class GraphExpansion(Stage):
+    """Follow confident links from the top results: boost neighbours already present and
+    bring in a few new ones just below the top."""
+
+    name = "graph"
+
+    def run(self, ctx: QueryContext, hits: list[Hit]) -> list[Hit]:
+        cfg = settings.CTX
+        if not hits or hits[0].score <= 0 or cfg["CTX_GRAPH_SEEDS"] == 0:
+            ctx.explain[self.name] = "skipped: no seeds"
+            return hits
+        top = hits[0].score
+        seeds = [h.id for h in hits[: cfg["CTX_GRAPH_SEEDS"]] if h.score >= 0.5 * top]
+        scopes = sorted(ctx.principal.read_scope_ids)
+        chosen = per_seed(_edges(seeds, scopes, cfg), cfg["CTX_GRAPH_PER_SEED"], seeds)
+        by_id = {h.id: h for h in hits}
+        boosted = _boost(chosen, by_id, cfg["CTX_GRAPH_BOOST"])
+        added = _inject(chosen, by_id, top, cfg, ctx.filters)
+        ctx.explain[self.name] = {"seeds": seeds, "boosted": boosted, "added": added}
+        return sorted(hits + [by_id[i] for i in added], key=lambda h: h.score, reverse=True)
+
+
+def _boost(edges: list[Edge], by_id: dict[str, Hit], boost: float) -> dict[str, float]:
+    """A neighbour already in the results gains up to `boost` (relative), once: its
+    strongest edge counts."""
+    best: dict[str, Edge] = {}
+    for edge in edges:
+        if edge.other in by_id and (
+            edge.other not in best or edge.strength > best[edge.other].strength
+        ):
+            best[edge.other] = edge
+    done: dict[str, float] = {}
+    for other, edge in best.items():
+        factor = 1.0 + boost * edge.strength
+        by_id[other].score *= factor
+        by_id[other].stages["graph"] = {"boost": round(factor, 4), "via": edge.seed}
+        done[other] = round(factor, 4)
+    return done
+
+
+def _inject(
+    edges: list[Edge],
+    by_id: dict[str, Hit],
+    top: float,
+    cfg: dict[str, Any],
+    filters: Filters | None,
+) -> list[str]:
+    """New neighbours enter at injection x top score x strength, at most CTX_GRAPH_MAX_NEW."""
+    best: dict[str, Edge] = {}
+    for edge in edges:
+        if edge.other not in by_id and (
+            edge.other not in best or edge.strength > best[edge.other].strength
+        ):
+            best[edge.other] = edge
+    ranked = sorted(best.values(), key=lambda e: (-e.strength, e.other))[: cfg["CTX_GRAPH_MAX_NEW"]]
+    new = [
+        Hit(
+            id=e.other,
+            score=cfg["CTX_GRAPH_INJECTION"] * top * e.strength,
+            rrf=0.0,
+            stages={"graph": {"via": e.seed, "link_class": e.link_class}},
+        )
+        for e in ranked
+    ]
+    kept = [h for h in attach_blocks(new) if h.block is not None and allowed(h.block, filters)]
+    for hit in kept:
+        by_id[hit.id] = hit
+    return [h.id for h in kept]
+
+
+def allowed(block: Block, filters: Filters | None) -> bool:
+    """Whether the query's own filters would have let this block in (periods aside)."""
+    if filters is None:
+        return True
+    checks = (
+        block.scope_id in filters.scope_ids,
+        not filters.category or block.category == filters.category,
+        set(filters.tags) <= set(block.tags),
+        not filters.types or block.type in filters.types,
+        block.type not in filters.types_exclude,
+        filters.as_of is None or _valid_at(block, filters.as_of),
+    )
+    return all(checks)
+
+
+def _valid_at(block: Block, moment: datetime) -> bool:
+    return (block.valid_from is None or block.valid_from <= moment) and (
+        block.valid_to is None or block.valid_to >= moment
+    )

@@ -1,0 +1,264 @@
+"""Near-duplicate guard: hints with the store response, a background check after embedding,
+and the review list.
+
+Store hints embed the new text synchronously (its first windows, as the worker would; a short
+text costs ~10 ms once the model is loaded) and ask the block HNSW index for the closest live
+block of the same scope. Embedding rather than lexical similarity: the hint then uses the very
+cosine and thresholds of the background check, so a hint and a later flag never disagree.
+Blocks still awaiting their embedding are only found when their content is identical
+(content hash). The hint fails open: any embedding error answers `checked: false`.
+
+The background check runs where the embedding is written: the block just embedded is compared
+with its nearest same-scope neighbour; cosine ≥ CTX_GUARD_ARCHIVE_AT is a near-copy (archived,
+or only flagged with CTX_GUARD_ACTION=flag), CTX_GUARD_REVIEW_AT and above is flagged for
+review. The block whose write made the pair is the one archived or flagged.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.db.models import Count
+from django.utils import timezone
+
+from ctx.errors import FORBIDDEN_SCOPE_MESSAGE, Forbidden, NotFound, ValidationFailed
+from ctx.models import Block
+from ctx.principal import Principal
+from ctx.services import content_hash
+from dream.models import GuardFlag
+from dream.services import states_ensure
+from retrieval.chunking import windows
+
+log = logging.getLogger("ctx.dream.guard")
+
+HINT_WINDOWS = 4  # long texts are compared by their first windows only (bounded latency)
+FLAG_NOT_FOUND = "Guard flag not found."
+
+
+# --- store hints ---------------------------------------------------------------------------------
+
+
+def _vector_literal(vec: list[float]) -> str:
+    return "[" + ",".join(f"{x:.6f}" for x in vec) + "]"
+
+
+def _mean(vectors: list[list[float]]) -> list[float]:
+    summed = [sum(col) for col in zip(*vectors, strict=True)]
+    norm = sum(x * x for x in summed) ** 0.5 or 1.0
+    return [x / norm for x in summed]
+
+
+def _exact_twin(block: Block) -> dict[str, Any] | None:
+    twin = (
+        Block.objects.filter(
+            scope_id=block.scope_id, content_hash=content_hash(block.content), archived=False
+        )
+        .exclude(pk=block.pk)
+        .exclude(type="digest")
+        .values("id", "title", "category")
+        .first()
+    )
+    return None if twin is None else {**twin, "id": str(twin["id"]), "similarity": 1.0}
+
+
+def _closest(block: Block, vector: list[float]) -> dict[str, Any] | None:
+    with connection.cursor() as cur:
+        cur.execute(
+            """SELECT id::text, title, category, 1 - (embedding <=> %(v)s::vector) FROM ctx_block
+               WHERE scope_id = %(scope)s AND NOT archived AND id <> %(id)s
+                 AND type <> 'digest' AND embedding IS NOT NULL
+               ORDER BY embedding <=> %(v)s::vector LIMIT 1""",
+            {"v": _vector_literal(vector), "scope": block.scope_id, "id": block.pk},
+        )
+        row = cur.fetchone()
+    if row is None:
+        return None
+    return {"id": row[0], "title": row[1], "category": row[2], "similarity": round(row[3], 4)}
+
+
+def store_hints(principal: Principal, block: Block) -> dict[str, Any]:
+    """`{"guard": {"checked", "near_duplicate"}}` for a store response: the closest live block
+    of the same scope at or above CTX_GUARD_REVIEW_AT, or null."""
+    cfg = settings.CTX
+    if not cfg["CTX_GUARD_HINTS"] or block.type == "digest":
+        return {"guard": {"checked": False, "near_duplicate": None}}
+    found = _exact_twin(block)
+    if found is None:
+        try:
+            from retrieval.embeddings import get_embedder
+
+            texts = windows(block.title, block.content)[:HINT_WINDOWS]
+            vector = _mean(get_embedder().embed(texts, kind="passage"))
+            found = _closest(block, vector)
+        except Exception:  # fail open: a hint is advice, the write has committed
+            log.warning("guard hint skipped: embedding failed", exc_info=True)
+            return {"guard": {"checked": False, "near_duplicate": None}}
+    if found is not None and found["similarity"] < cfg["CTX_GUARD_REVIEW_AT"]:
+        found = None
+    if found is not None:
+        found["scope"] = block.scope.name
+    return {"guard": {"checked": True, "near_duplicate": found}}
+
+
+# --- background check ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Neighbour:
+    block_id: str
+    neighbour_id: str
+    cos: float
+    newer: bool = True  # the block is newer than the neighbour (created later)
+
+
+_NEIGHBOURS = """
+SELECT src.id::text, n.id::text, 1 - n.dist, (src.created_at, src.id) > (n.created_at, n.id)
+FROM ctx_block src
+CROSS JOIN LATERAL (
+    SELECT b.id, b.created_at, b.embedding <=> src.embedding AS dist FROM ctx_block b
+    WHERE b.scope_id = src.scope_id AND NOT b.archived AND b.id <> src.id
+      AND b.type <> 'digest' AND b.embedding IS NOT NULL
+    ORDER BY b.embedding <=> src.embedding
+    LIMIT %(k)s) n
+WHERE src.id = ANY(%(ids)s::uuid[]) AND NOT src.archived AND src.type <> 'digest'
+  AND src.embedding IS NOT NULL
+ORDER BY src.created_at, src.id, n.dist
+"""
+
+
+def nearest(block_ids: list[str], *, k: int) -> list[Neighbour]:
+    """Each block's k nearest live same-scope neighbours (block HNSW), closest first."""
+    if not block_ids:
+        return []
+    with connection.cursor() as cur:
+        cur.execute(_NEIGHBOURS, {"ids": block_ids, "k": k})
+        return [Neighbour(r[0], r[1], float(r[2]), bool(r[3])) for r in cur.fetchall()]
+
+
+def check(neighbours: list[Neighbour]) -> dict[str, int]:
+    """Flag (and maybe archive) each block against its closest neighbour; returns counts."""
+    cfg = settings.CTX
+    review_at, archive_at = cfg["CTX_GUARD_REVIEW_AT"], cfg["CTX_GUARD_ARCHIVE_AT"]
+    archive = cfg["CTX_GUARD_ACTION"] == "archive"
+    counts = {"near_copy": 0, "similar": 0, "archived": 0}
+    archived: set[str] = set()
+    done: set[str] = set()
+    batch = {n.block_id for n in neighbours}
+    for n in neighbours:  # closest first per block, blocks oldest first
+        if n.block_id in done or n.block_id in archived or n.neighbour_id in archived:
+            continue
+        if n.neighbour_id in batch and not n.newer:
+            continue  # both written in this batch: the newer one is the copy
+        done.add(n.block_id)
+        if n.cos < review_at or _flagged_pair(n):
+            continue
+        kind = "near_copy" if n.cos >= archive_at else "similar"
+        auto = archive and kind == "near_copy"
+        _flag(n, kind, auto)
+        counts[kind] += 1
+        if auto:
+            Block.objects.filter(pk=n.block_id).update(archived=True)
+            archived.add(n.block_id)
+            counts["archived"] += 1
+    return counts
+
+
+def _flagged_pair(n: Neighbour) -> bool:
+    """The reverse pair was flagged already (the twin's own write found this block)."""
+    pair = {"block_id": uuid.UUID(n.neighbour_id), "twin_id": uuid.UUID(n.block_id)}
+    return GuardFlag.objects.filter(**pair).exists()
+
+
+def _flag(n: Neighbour, kind: str, auto: bool) -> None:
+    scope_id = Block.objects.filter(pk=n.block_id).values_list("scope_id", flat=True).get()
+    status = GuardFlag.Status.ARCHIVED if auto else GuardFlag.Status.OPEN
+    flag, created = GuardFlag.objects.get_or_create(
+        block_id=uuid.UUID(n.block_id),
+        twin_id=uuid.UUID(n.neighbour_id),
+        defaults={
+            "scope_id": scope_id,
+            "similarity": round(n.cos, 4),
+            "kind": kind,
+            "status": status,
+            "auto": auto,
+        },
+    )
+    if not created and flag.status != GuardFlag.Status.KEPT:  # a human's "keep" stands
+        flag.similarity, flag.kind, flag.status, flag.auto = round(n.cos, 4), kind, status, auto
+        flag.save(update_fields=["similarity", "kind", "status", "auto"])
+
+
+# --- review --------------------------------------------------------------------------------------
+
+
+def _flag_pk(value: Any) -> int | None:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().isdigit() and len(value.strip()) < 19:
+        return int(value)
+    return None
+
+
+def get_flag_for(principal: Principal, flag_id: Any, *, for_update: bool = False) -> GuardFlag:
+    pk = _flag_pk(flag_id)
+    if pk is None:
+        raise NotFound(FLAG_NOT_FOUND)
+    qs = GuardFlag.objects.filter(pk=pk, scope_id__in=principal.read_scope_ids)
+    if for_update:
+        qs = qs.select_for_update(of=("self",))
+    flag = qs.first()
+    if flag is None:
+        raise NotFound(FLAG_NOT_FOUND)
+    return flag
+
+
+def flags_list(
+    principal: Principal, scope_ids: list[int], *, status: str, limit: int
+) -> list[GuardFlag]:
+    readable = [s for s in scope_ids if principal.can_read(s)]
+    return list(
+        GuardFlag.objects.filter(scope_id__in=readable, status=status)
+        .select_related("block", "twin", "scope")
+        .order_by("-similarity", "-id")[:limit]
+    )
+
+
+def flags_stats(principal: Principal, scope_ids: list[int]) -> dict[str, Any]:
+    readable = [s for s in scope_ids if principal.can_read(s)]
+    rows = (
+        GuardFlag.objects.filter(scope_id__in=readable)
+        .values("kind", "status")
+        .annotate(n=Count("id"))
+        .order_by("kind", "status")
+    )
+    out: dict[str, dict[str, int]] = {}
+    for r in rows:
+        out.setdefault(r["kind"], {})[r["status"]] = r["n"]
+    open_total = sum(v.get("open", 0) for v in out.values())
+    return {"open": open_total, "by_kind": out}
+
+
+@transaction.atomic
+def flag_resolve(*, principal: Principal, flag_id: Any, action: str) -> GuardFlag:
+    """archive: archive the flagged block; keep: keep both (and undo an automatic archive)."""
+    if action not in ("archive", "keep"):
+        raise ValidationFailed("'action' must be archive or keep.", details={"field": "action"})
+    flag = get_flag_for(principal, flag_id, for_update=True)
+    if not principal.can_write(flag.scope_id):
+        raise Forbidden(FORBIDDEN_SCOPE_MESSAGE)
+    archived = action == "archive"
+    if archived:
+        Block.objects.filter(pk=flag.block_id).update(archived=True)
+    elif flag.status == GuardFlag.Status.ARCHIVED:  # undo the guard's (or a reviewer's) archive
+        Block.objects.filter(pk=flag.block_id).update(archived=False)
+        states_ensure([str(flag.block_id)], now=timezone.now())
+    flag.status = GuardFlag.Status.ARCHIVED if archived else GuardFlag.Status.KEPT
+    flag.resolved_at = timezone.now()
+    flag.resolved_by = principal.key.name
+    flag.save(update_fields=["status", "resolved_at", "resolved_by"])
+    return flag

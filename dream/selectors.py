@@ -1,0 +1,126 @@
+"""Dream reads. `get_link_for` is the one way to reach a link by id: a link in a scope the
+principal cannot read is a 404 identical to a missing one."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from django.db import connection
+from django.db.models import Case, Count, Q, Value, When
+
+from ctx.errors import NotFound
+from ctx.principal import Principal
+from dream.models import Link, LinkClass, LinkOrigin
+
+LINK_NOT_FOUND = "Link not found."
+
+
+def _link_pk(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and value.strip().isdigit() and len(value.strip()) < 19:
+        return int(value.strip())
+    return None
+
+
+def get_link_for(principal: Principal, link_id: Any, *, for_update: bool = False) -> Link:
+    pk = _link_pk(link_id)
+    if pk is None:
+        raise NotFound(LINK_NOT_FOUND)
+    qs = Link.objects.filter(pk=pk, scope_id__in=principal.read_scope_ids)
+    if for_update:
+        qs = qs.select_for_update(of=("self",))
+    link = qs.first()
+    if link is None:
+        raise NotFound(LINK_NOT_FOUND)
+    return link
+
+
+def review_links(
+    principal: Principal,
+    scope_ids: list[int],
+    *,
+    below: float,
+    link_class: str | None,
+    limit: int,
+) -> list[Link]:
+    """Unpinned dream links that want a human look: every supersedes link (it hides its
+    target) and the less confident ones; supersedes first, then the least confident."""
+    readable = [s for s in scope_ids if principal.can_read(s)]
+    qs = Link.objects.filter(scope_id__in=readable, origin=LinkOrigin.DREAM, pinned=False).filter(
+        Q(link_class=LinkClass.SUPERSEDES) | Q(confidence__lt=below)
+    )
+    if link_class:
+        qs = qs.filter(link_class=link_class)
+    first = Case(When(link_class=LinkClass.SUPERSEDES, then=Value(0)), default=Value(1))
+    return list(
+        qs.select_related("source", "target", "scope")
+        .annotate(first=first)
+        .order_by("first", "confidence", "id")[:limit]
+    )
+
+
+_STATS = """
+SELECT
+  count(*) FILTER (WHERE d.next_at <= %(now)s AND (d.claim_until IS NULL OR d.claim_until < %(now)s)
+                   AND b.embedding IS NOT NULL) AS pickable,
+  count(*) FILTER (WHERE d.next_at > %(now)s) AS cooldown,
+  count(*) FILTER (WHERE d.claim_until >= %(now)s) AS claimed,
+  count(*) FILTER (WHERE d.last_cycle_at IS NULL AND b.embedding IS NOT NULL) AS never_dreamed,
+  count(*) FILTER (WHERE d.failures > 0) AS failing,
+  coalesce(sum(d.cycles), 0) AS cycles
+FROM dream_dreamstate d JOIN ctx_block b ON b.id = d.block_id AND NOT b.archived
+WHERE d.scope_id = ANY(%(scopes)s)
+"""
+
+_LEVELS = """
+SELECT d.level, count(*) FROM dream_dreamstate d JOIN ctx_block b ON b.id = d.block_id
+WHERE d.scope_id = ANY(%(scopes)s) AND NOT b.archived GROUP BY d.level ORDER BY d.level
+"""
+
+_PENDING = """
+SELECT
+  count(*) FILTER (WHERE b.embedding IS NULL) AS awaiting_embedding,
+  count(*) FILTER (WHERE b.embedding IS NOT NULL AND NOT EXISTS (
+      SELECT 1 FROM dream_dreamstate d WHERE d.block_id = b.id)) AS unscheduled
+FROM ctx_block b
+WHERE b.scope_id = ANY(%(scopes)s) AND NOT b.archived AND b.type <> 'digest'
+"""
+
+
+def queue_stats(scope_ids: list[int], *, now: datetime) -> dict[str, Any]:
+    """The dream queue of the given scopes: due now, cooling down, claimed, never dreamed
+    (including embedded blocks not yet scheduled), awaiting embedding, back-off levels."""
+    params: dict[str, Any] = {"scopes": scope_ids, "now": now}
+    with connection.cursor() as cur:
+        cur.execute(_STATS, params)
+        pickable, cooldown, claimed, never, failing, cycles = cur.fetchone()
+        cur.execute(_PENDING, params)
+        awaiting, unscheduled = cur.fetchone()
+        cur.execute(_LEVELS, params)
+        levels = {str(level): n for level, n in cur.fetchall()}
+    return {
+        "pickable_now": pickable,
+        "in_cooldown": cooldown,
+        "claimed": claimed,
+        "never_dreamed": never + unscheduled,
+        "awaiting_embedding": awaiting,
+        "failing": failing,
+        "cycles": int(cycles),
+        "levels": levels,
+    }
+
+
+def link_counts(scope_ids: list[int]) -> dict[str, Any]:
+    rows = (
+        Link.objects.filter(scope_id__in=scope_ids)
+        .values("link_class")
+        .annotate(n=Count("id"), pinned=Count("id", filter=Q(pinned=True)))
+        .order_by("link_class")
+    )
+    per_class = {r["link_class"]: r["n"] for r in rows}
+    pinned = sum(r["pinned"] for r in rows)
+    return {"total": sum(per_class.values()), "pinned": pinned, "classes": per_class}

@@ -1,0 +1,135 @@
+"""The guard: the background check after embedding, /api/guard, /api/guard/stats and
+/api/guard/resolve (list, stats, archive | keep), tenant isolation and bad input."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from ctx.models import Block
+from dream.models import DreamState, GuardFlag
+from retrieval import indexing
+from tests.conftest import Cast
+from tests.dream.conftest import cos_mix, put, settings_ctx
+
+pytestmark = pytest.mark.django_db
+
+
+def pairs() -> list[tuple[str, str, str, str, bool]]:
+    return [
+        (f.block.title, f.twin.title, f.kind, f.status, f.block.archived)
+        for f in GuardFlag.objects.select_related("block", "twin").order_by("id")
+    ]
+
+
+def seed() -> None:
+    put("acme:main", "Original", "The original note.", cos_mix(1.0))
+    put("acme:main", "Copy", "The original note, again.", cos_mix(0.99))
+    put("acme:main", "Cousin", "A related note.", cos_mix(0.95, 0, 2))
+    put("acme:main", "Stranger", "Something else.", cos_mix(0.5, 0, 3))
+    put("acme:team", "Other scope", "The original note.", cos_mix(1.0))
+
+
+def test_it_archives_near_copies_and_flags_near_duplicates_in_one_scope(cast: Cast) -> None:
+    seed()
+    assert pairs() == [
+        ("Copy", "Original", "near_copy", "archived", True),
+        ("Cousin", "Original", "similar", "open", False),
+    ]
+    assert not DreamState.objects.filter(block__title="Copy").exists()  # never dreamed
+
+
+def test_it_only_flags_near_copies_when_told_to(cast: Cast, settings: Any) -> None:
+    settings_ctx(settings, CTX_GUARD_ACTION="flag")
+    seed()
+    assert pairs()[0] == ("Copy", "Original", "near_copy", "open", False)
+
+
+def test_it_runs_where_real_embeddings_are_written(cast: Cast) -> None:
+    first = cast.owner.store(title="Docker", content="We run compose v2 in production.")
+    cast.owner.store(title="Docker again", content="We run compose v2 in production.")
+    assert indexing.embed_pending(limit=10) == 2
+    flag = GuardFlag.objects.select_related("block", "twin").get()
+    assert str(flag.twin_id) == first["id"] and flag.block.title == "Docker again"
+    assert flag.similarity >= 0.92 and flag.block.archived == (flag.kind == "near_copy")
+    assert DreamState.objects.filter(block_id=first["id"]).exists()
+
+
+def test_it_lists_open_flags_of_readable_scopes_only(cast: Cast) -> None:
+    seed()
+    status, body = cast.owner.get("/api/guard")
+    assert status == 200 and body["count"] == 1
+    flag = body["flags"][0]
+    assert (flag["block"]["title"], flag["twin"]["title"], flag["kind"]) == (
+        "Cousin",
+        "Original",
+        "similar",
+    )
+    assert "content" not in flag["block"]
+    archived = cast.owner.get("/api/guard", status="archived")[1]
+    assert [f["block"]["title"] for f in archived["flags"]] == ["Copy"]
+    assert cast.outsider.get("/api/guard")[1]["count"] == 0
+    assert cast.outsider.get("/api/guard", scope="acme:main")[1]["count"] == 0
+    assert cast.writer.get("/api/guard")[1]["count"] == 0  # reads acme:team only
+
+
+def test_it_counts_flags_by_kind_and_status(cast: Cast) -> None:
+    seed()
+    body = cast.owner.get("/api/guard/stats")[1]
+    assert body["stats"] == {
+        "open": 1,
+        "by_kind": {"near_copy": {"archived": 1}, "similar": {"open": 1}},
+    }
+    assert cast.outsider.get("/api/guard/stats")[1]["stats"] == {"open": 0, "by_kind": {}}
+
+
+def test_it_resolves_by_archiving_or_keeping(cast: Cast) -> None:
+    seed()
+    cousin = GuardFlag.objects.get(block__title="Cousin")
+    copy = GuardFlag.objects.get(block__title="Copy")
+    status, body = cast.owner.post("/api/guard/resolve", {"id": cousin.pk, "action": "archive"})
+    assert status == 200 and body["flag"]["status"] == "archived"
+    assert Block.objects.get(title="Cousin").archived
+    status, body = cast.owner.post("/api/guard/resolve", {"id": copy.pk, "action": "keep"})
+    assert status == 200 and body["flag"]["status"] == "kept"
+    assert not Block.objects.get(title="Copy").archived  # the automatic archive is undone
+    assert DreamState.objects.filter(block__title="Copy").exists()
+
+
+def test_it_answers_a_foreign_flag_like_a_missing_one(cast: Cast) -> None:
+    seed()
+    flag = GuardFlag.objects.get(block__title="Cousin")
+    foreign = cast.outsider.post("/api/guard/resolve", {"id": flag.pk, "action": "archive"})
+    missing = cast.owner.post("/api/guard/resolve", {"id": 999999, "action": "archive"})
+    assert foreign == missing
+    assert foreign[0] == 404 and foreign[1]["error"]["code"] == "not_found"
+    assert not Block.objects.get(title="Cousin").archived
+
+
+def test_it_needs_write_access_to_resolve(cast: Cast) -> None:
+    seed()
+    flag = GuardFlag.objects.get(block__title="Cousin")
+    status, body = cast.reader.post("/api/guard/resolve", {"id": flag.pk, "action": "archive"})
+    assert status == 403 and body["error"]["code"] == "forbidden"
+
+
+@pytest.mark.parametrize(
+    ("body", "code"),
+    [
+        ({"id": 1, "action": "delete"}, "validation_error"),
+        ({"id": 1}, "validation_error"),
+        ([1, 2], "validation_error"),
+        ({"id": "abc", "action": "keep"}, "not_found"),
+    ],
+)
+def test_it_rejects_bad_resolutions_with_the_envelope(cast: Cast, body: Any, code: str) -> None:
+    status, answer = cast.owner.post("/api/guard/resolve", body)
+    assert answer["success"] is False and answer["error"]["code"] == code
+    assert status in (400, 404)
+
+
+def test_it_rejects_bad_list_parameters(cast: Cast) -> None:
+    for params in ({"status": "maybe"}, {"limit": "0"}, {"limit": "x"}):
+        status, body = cast.owner.get("/api/guard", **params)
+        assert status == 400 and body["error"]["code"] == "validation_error"

@@ -1,0 +1,34 @@
+"""MCP tool `search`."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import Cast
+from tests.mcp.live import LiveServer, call
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def test_it_finds_blocks_by_keywords(live: LiveServer, cast: Cast) -> None:
+    hit = cast.owner.store(category="food", title="Lunch spots", content="Ramen on 5th street.")
+    cast.owner.store(category="infra", title="Deploys", content="Tuesdays after standup.")
+    data, text, error = call(live, cast.owner.key or "", "search", {"query": "ramen street"})
+    assert not error and [r["id"] for r in data["results"]] == [hit["id"]]
+    assert data["count"] == 1 and data["results"][0]["score"] > 0
+    assert hit["id"] in text and "Lunch spots" in text
+
+
+def test_it_never_shows_another_tenants_blocks(live: LiveServer, cast: Cast) -> None:
+    cast.owner.store(title="Lunch spots", content="Ramen on 5th street.")
+    data, _, error = call(live, cast.outsider.key or "", "search", {"query": "ramen"})
+    assert not error and data["results"] == []
+    scoped, _, _ = call(
+        live, cast.outsider.key or "", "search", {"query": "ramen", "scopes": ["acme:main"]}
+    )
+    assert scoped["results"] == []
+
+
+def test_it_bounds_the_limit(live: LiveServer, cast: Cast) -> None:
+    data, _, error = call(live, cast.owner.key or "", "search", {"query": "x", "limit": 500})
+    assert error and data["error"]["code"] == "validation_error"
