@@ -82,12 +82,13 @@ def private_server(
         HF_HUB_OFFLINE="1",
         **(extra_env or {}),
     )
+    log = data_dir.with_suffix(".log")  # kept after the run: the server's errors, if any
     proc = subprocess.Popen(
         [sys.executable, "-m", "ctx.launcher", "run"],
         cwd=ROOT,
         env=env,
         stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
+        stderr=log.open("w"),
         text=True,
     )
     try:

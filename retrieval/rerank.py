@@ -139,6 +139,7 @@ def get_backend() -> RerankBackend | None:
         cfg["CTX_RERANK_MODEL"],
         cfg["CTX_RERANK_URL"],
         cfg["CTX_RERANK_API_KEY"],
+        cfg["CTX_RERANK_MAX_TOKENS"],
     )
 
 
