@@ -147,6 +147,14 @@ KNOBS: tuple[Knob, ...] = (
     ),
     _knob("CTX_TIME_ZONE", "str", "Europe/Berlin", "Time zone for temporal expressions."),
     _knob(
+        "CTX_DB_CONN_MAX_AGE",
+        "int",
+        60,
+        "Seconds a database connection is reused. `make run` sets 0 for the web server: under "
+        "ASGI each request may run on another thread and persistent connections pile up.",
+        bounds=(0, 3600),
+    ),
+    _knob(
         "CTX_MAX_CONTENT_BYTES",
         "int",
         51200,

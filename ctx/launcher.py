@@ -143,6 +143,10 @@ def _thread_env(command: list[str], values: dict[str, object]) -> dict[str, str]
     for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         env.setdefault(name, threads)
     env.setdefault("TOKENIZERS_PARALLELISM", "false")
+    if "uvicorn" in command:
+        # ASGI runs each request's ORM work on some executor thread; Django's per-thread
+        # persistent connections then accumulate until PostgreSQL refuses clients (measured).
+        env["CTX_DB_CONN_MAX_AGE"] = "0"
     return env
 
 

@@ -94,7 +94,7 @@ ASGI_APPLICATION = "ctx.asgi.app"
 _db = parse_database_url(CTX["DATABASE_URL"] or "postgresql://postgres@/postgres")
 # HNSW iterative scan: scope filters applied after the index scan must not starve recall.
 _db["OPTIONS"].setdefault("options", "-c hnsw.iterative_scan=relaxed_order")
-_db["CONN_MAX_AGE"] = 60
+_db["CONN_MAX_AGE"] = CTX["CTX_DB_CONN_MAX_AGE"]
 _db["CONN_HEALTH_CHECKS"] = True
 DATABASES = {"default": _db}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
