@@ -299,3 +299,7 @@ class BlockChunk(models.Model):
 
     def __str__(self) -> str:
         return f"{self.block_id}#{self.idx}"
+
+
+# The settings registry's models live in their own module (app label `ctx`).
+from ctx.registry.models import SettingAudit, SettingOverride  # noqa: E402, F401
