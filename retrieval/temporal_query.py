@@ -7,6 +7,8 @@ from datetime import date, datetime
 
 from django.utils import timezone
 
+from ctx.registry import resolver as registry
+from retrieval import temporal_llm
 from retrieval.sql import Filters
 from retrieval.temporal import TemporalIntent, parse
 from retrieval.text import lexical_query
@@ -15,7 +17,17 @@ MAX_EXPANDED_DAYS = 7  # longer ranges expand to too many ISO phrases to be usef
 
 
 def intent_for(query: str, now: datetime) -> TemporalIntent:
-    return parse(query, timezone.localtime(now))
+    """The rules' intent; when they resolved nothing in a query that sounds temporal and an
+    LLM is configured, the LLM's date ranges (dates only, see retrieval.temporal_llm)."""
+    local = timezone.localtime(now)
+    intent = parse(query, local)
+    if not temporal_llm.wanted(query, intent):
+        return intent
+    cfg = registry.values()
+    if cfg["CTX_LLM_PROVIDER"] == "none":
+        return intent
+    endpoint = (cfg["CTX_LLM_PROVIDER"], cfg["CTX_LLM_BASE_URL"] or "", cfg["CTX_LLM_MODEL"])
+    return temporal_llm.resolve(query, intent, local.date(), endpoint) or intent
 
 
 def lexical_text(query: str, intent: TemporalIntent) -> str:
