@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import date, datetime
 
+from django.conf import settings
 from django.utils import timezone
 
-from ctx.registry import resolver as registry
 from retrieval import temporal_llm
 from retrieval.sql import Filters
 from retrieval.temporal import TemporalIntent, parse
@@ -23,7 +23,7 @@ def intent_for(query: str, now: datetime) -> TemporalIntent:
     intent = parse(query, local)
     if not temporal_llm.wanted(query, intent):
         return intent
-    cfg = registry.values()
+    cfg = settings.CTX
     if cfg["CTX_LLM_PROVIDER"] == "none":
         return intent
     endpoint = (cfg["CTX_LLM_PROVIDER"], cfg["CTX_LLM_BASE_URL"] or "", cfg["CTX_LLM_MODEL"])
