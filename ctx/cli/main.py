@@ -24,14 +24,8 @@ exit codes: 0 ok, 1 error (server, network, configuration), 2 usage."""
 METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
 PLANNED = {
     "keys": "manage API keys (not available yet)",
-    "guard": "check text before storing it (not available yet)",
-    "dream": "background consolidation (not available yet)",
-    "digest": "digests of what changed (not available yet)",
-    "graph": "links between blocks (not available yet)",
-    "secrets": "encrypted secrets (not available yet)",
     "settings": "server settings (not available yet)",
     "mcp": "MCP endpoint and client set-up (not available yet)",
-    "mcp-stdio": "stdio MCP bridge to the server (not available yet)",
 }
 
 if TYPE_CHECKING:
@@ -61,6 +55,17 @@ def bounded_int(low: int, high: int | None = None) -> Callable[[str], int]:
         return value
 
     return parse
+
+
+def unit_float(text: str) -> float:
+    """A number between 0 and 1 (`--min-confidence 0.5`)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0.0 <= value <= 1.0:  # NaN fails this too
+        raise argparse.ArgumentTypeError("must be between 0 and 1")
+    return value
 
 
 # --- wiring -------------------------------------------------------------------------------
@@ -153,6 +158,62 @@ def _hook_commands(sub: Subparsers) -> None:
     _add(sub, "statusline", "hooks:statusline", "one line for Claude Code's status bar")
 
 
+def _group(sub: Subparsers, name: str, text: str) -> Subparsers:
+    """`ctx <name> <action>`: a command whose actions are subcommands of their own."""
+    parser = sub.add_parser(name, help=text, description=text, parents=[_common()])
+    return parser.add_subparsers(dest=f"{name}_command", metavar="<action>", required=True)
+
+
+def _scoped(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    parser.add_argument("--scope", action="append", help="only these scopes (a,b)")
+    return parser
+
+
+def _dream_commands(sub: Subparsers) -> None:
+    dream = _group(sub, "dream", "background consolidation: queue, links to review, mode")
+    _scoped(_add(dream, "stats", "dream:dream_stats", "mode, queue and link counts"))
+    review = _scoped(_add(dream, "review", "dream:dream_review", "links that want a look"))
+    review.add_argument("--class", dest="link_class", help="only this link class")
+    review.add_argument("--limit", type=bounded_int(1, 500), help="most links (default 50)")
+    resolve = _add(dream, "resolve", "dream:dream_resolve", "confirm (pin) or delete a link")
+    resolve.add_argument("link", help="link id")
+    resolve.add_argument("action", choices=("confirm", "delete"))
+    for name, text in (("enable", "on"), ("disable", "off"), ("throttle", "throttled")):
+        _add(dream, name, "dream:dream_mode", f"set the mode to {text} (server admins)")
+    guard = _group(sub, "guard", "near-duplicates found by the background guard")
+    listing = _scoped(_add(guard, "list", "dream:guard_list", "flags to review"))
+    listing.add_argument("--status", choices=("open", "archived", "kept"), help="default open")
+    listing.add_argument("--limit", type=bounded_int(1, 500), help="most flags (default 50)")
+    _scoped(_add(guard, "stats", "dream:guard_stats", "flag counts by kind and status"))
+    fix = _add(guard, "resolve", "dream:guard_resolve", "archive the flagged block or keep both")
+    fix.add_argument("flag", help="flag id")
+    fix.add_argument("action", choices=("archive", "keep"))
+    digest = _add(sub, "digest", "dream:digest", "rebuild the scope's topic map (a digest block)")
+    digest.add_argument("--scope", help="scope to digest (default: the key's home scope)")
+    graph = _add(sub, "graph", "dream:graph", "the links around a block (ego graph)")
+    graph.add_argument("id", help="block id")
+    graph.add_argument("--hops", type=bounded_int(1, 3), help="link steps (1-3, default 1)")
+    graph.add_argument("--limit", type=bounded_int(1, 500), help="most nodes (default 50)")
+    graph.add_argument("--min-confidence", type=unit_float, help="weakest link shown (0-1)")
+    graph.add_argument("--class", dest="link_class", help="only this link class")
+
+
+def _secrets_commands(sub: Subparsers) -> None:
+    secrets = _group(sub, "secrets", "sealed secrets (values from stdin, never shown)")
+    _scoped(_add(secrets, "list", "secrets:secrets_list", "names and metadata, no values"))
+    for name, text in (("set", "create or replace"), ("rotate", "replace an existing")):
+        parser = _add(secrets, name, f"secrets:secrets_{name}", f"{text} secret; value on stdin")
+        parser.add_argument("name")
+        parser.add_argument("value", nargs="?", help=argparse.SUPPRESS)  # refused: see handler
+        parser.add_argument("--scope", help="scope (default: the key's home scope)")
+    rm = _add(secrets, "rm", "secrets:secrets_rm", "delete a secret")
+    rm.add_argument("name")
+    rm.add_argument("--scope", help="scope (default: the key's home scope)")
+    _add(
+        sub, "mcp-stdio", "mcp_stdio:mcp_stdio", "stdio MCP server forwarding to the server's /mcp"
+    )
+
+
 def _planned_commands(sub: Subparsers) -> None:
     for name, text in PLANNED.items():
         parser = _add(sub, name, "future:unavailable", text)
@@ -174,6 +235,8 @@ def build_parser() -> argparse.ArgumentParser:
         _search_commands,
         _ingest_command,
         _hook_commands,
+        _dream_commands,
+        _secrets_commands,
         _planned_commands,
     ):
         add(sub)

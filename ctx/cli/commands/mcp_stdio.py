@@ -1,0 +1,165 @@
+"""`ctx mcp-stdio`: an MCP server on stdin/stdout that forwards to the ctx server's `/mcp`.
+
+For MCP clients that only start local processes. The server's `/mcp` is stateless Streamable
+HTTP with JSON answers (docs/mcp.md): every JSON-RPC message is one self-contained POST. So
+the bridge relays each line read from stdin as one POST, with the configured API key as the
+bearer, and writes the answer back as one line. Tool names, schemas, annotations and results
+come from the server unchanged: there is no copy here to go stale, and no mcp SDK, Django or
+torch import on the way (the bridge starts as fast as any other command).
+
+Failures the server cannot report itself (unreachable, key refused, not JSON) become JSON-RPC
+errors for the request that caused them, and a line on stderr for the client's log.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import IO, Any
+
+from ctx.cli import CliError
+from ctx.cli.commands import NO_KEY, App
+from ctx.cli.http import _httpx, _reason
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+BRIDGE_ERROR = -32000  # implementation-defined server error range of JSON-RPC 2.0
+READ_TIMEOUT = 300.0  # Claude's own tool-call limit; a query with synthesis may take a while
+ACCEPT = "application/json, text/event-stream"
+
+
+def _error(msg_id: Any, code: int, message: str) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": msg_id, "error": {"code": code, "message": message}}
+
+
+def _server_message(body: bytes) -> str | None:
+    """The message of an error envelope or a JSON-RPC error in `body`, if it is one."""
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return None
+    error = data.get("error") if isinstance(data, dict) else None
+    if isinstance(error, dict) and error.get("message"):
+        return str(error["message"])
+    return None
+
+
+def _sse_messages(body: bytes) -> list[Any]:
+    """The JSON payloads of a `text/event-stream` answer (servers may stream instead of JSON)."""
+    out = []
+    for event in body.decode("utf-8", "replace").split("\n\n"):
+        data = "\n".join(
+            line[5:].lstrip() for line in event.splitlines() if line.startswith("data:")
+        )
+        if data.strip():
+            out.append(json.loads(data))
+    return out
+
+
+class Bridge:
+    def __init__(self, base_url: str, key: str) -> None:
+        httpx = _httpx()
+        self.url = base_url.rstrip("/") + "/mcp"
+        self._http = httpx.Client(
+            headers={"Authorization": f"Bearer {key}", "Accept": ACCEPT},
+            timeout=httpx.Timeout(READ_TIMEOUT, connect=5.0),
+            verify=base_url.startswith("https://"),
+        )
+        self._transport_errors: tuple[type[Exception], ...] = (httpx.TransportError,)
+        self._timeouts: tuple[type[Exception], ...] = (httpx.TimeoutException,)
+        self.protocol_version: str | None = None  # negotiated by initialize; sent on later POSTs
+
+    def handle(self, line: bytes) -> list[Any]:
+        """The messages to write back for one line read from the client (none for a
+        notification the server accepted)."""
+        try:
+            message = json.loads(line)
+        except ValueError:
+            return [_error(None, PARSE_ERROR, "Parse error: not JSON")]
+        if not isinstance(message, dict):
+            return [_error(None, INVALID_REQUEST, "Invalid request: batches are not supported")]
+        msg_id = message.get("id") if "method" in message else None
+        try:
+            status, ctype, body = self._post(line)
+        except CliError as exc:
+            return self._fail(msg_id, exc.message)
+        answers = self._answers(msg_id, status, ctype, body)
+        self._note_version(message, answers)
+        return answers
+
+    def _post(self, line: bytes) -> tuple[int, str, bytes]:
+        headers = {"Content-Type": "application/json"}
+        if self.protocol_version:
+            headers["MCP-Protocol-Version"] = self.protocol_version
+        for attempt in (1, 2):  # one retry on a dropped keep-alive, never after a timeout
+            try:
+                resp = self._http.post(self.url, content=line, headers=headers)
+                return resp.status_code, resp.headers.get("content-type", ""), resp.content
+            except self._transport_errors as exc:
+                if attempt == 2 or isinstance(exc, self._timeouts):
+                    raise CliError(f"cannot reach ctx at {self.url}: {_reason(exc)}") from exc
+        raise AssertionError("unreachable")
+
+    def _answers(self, msg_id: Any, status: int, ctype: str, body: bytes) -> list[Any]:
+        if status in (401, 403) and not _is_jsonrpc(body):
+            detail = _server_message(body) or f"HTTP {status}"
+            return self._fail(
+                msg_id,
+                f"ctx at {self.url} refused the API key ({detail}): check CTX_KEY or run "
+                "`ctx init`",
+            )
+        if not body.strip():
+            return []  # 202: a notification or a response the server accepted
+        try:
+            if ctype.startswith("text/event-stream"):
+                return _sse_messages(body)
+            return [json.loads(body)]
+        except ValueError:
+            return self._fail(msg_id, f"unexpected answer from {self.url} (HTTP {status})")
+
+    def _fail(self, msg_id: Any, message: str) -> list[Any]:
+        sys.stderr.write(f"ctx mcp-stdio: error: {message}\n")
+        sys.stderr.flush()
+        return [] if msg_id is None else [_error(msg_id, BRIDGE_ERROR, message)]
+
+    def _note_version(self, message: dict[str, Any], answers: list[Any]) -> None:
+        if message.get("method") != "initialize":
+            return
+        for answer in answers:
+            result = answer.get("result") if isinstance(answer, dict) else None
+            if isinstance(result, dict) and result.get("protocolVersion"):
+                self.protocol_version = str(result["protocolVersion"])
+
+    def close(self) -> None:
+        self._http.close()
+
+
+def _is_jsonrpc(body: bytes) -> bool:
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return False
+    return isinstance(data, dict) and data.get("jsonrpc") == "2.0"
+
+
+def serve(bridge: Bridge, stdin: IO[bytes], stdout: IO[bytes]) -> None:
+    """Relay until the client closes stdin. One message at a time: answers stay in order."""
+    for line in iter(stdin.readline, b""):
+        if not line.strip():
+            continue
+        for answer in bridge.handle(line):
+            stdout.write(json.dumps(answer, ensure_ascii=False).encode("utf-8") + b"\n")
+        stdout.flush()
+
+
+def mcp_stdio(args: argparse.Namespace, app: App) -> int:
+    cfg = app.config
+    if not cfg.key:
+        raise CliError(NO_KEY)
+    bridge = Bridge(cfg.base_url, cfg.key)
+    try:
+        serve(bridge, sys.stdin.buffer, sys.stdout.buffer)
+    finally:
+        bridge.close()
+    return 0
