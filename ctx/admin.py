@@ -73,3 +73,6 @@ class BlockAdmin(admin.ModelAdmin):
     search_fields = ("title", "category")
     exclude = ("embedding",)
     readonly_fields = ("content_hash", "embed_model", "created_at", "updated_at")
+
+
+from ctx.registry import admin as _registry_admin  # noqa: E402, F401 - registers its pages

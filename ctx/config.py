@@ -189,13 +189,21 @@ KNOBS: tuple[Knob, ...] = (
         "LLM endpoint; unset = the provider's public API (Ollama: http://127.0.0.1:11434).",
     ),
     _knob("CTX_LLM_MODEL", "str", "", "LLM model name; required when a provider is set."),
-    _knob("CTX_LLM_API_KEY", "str", "", "LLM API key (Anthropic, hosted OpenAI).", secret=True),
+    _knob(
+        "CTX_LLM_API_KEY",
+        "str",
+        "",
+        "LLM API key (Anthropic, hosted OpenAI).",
+        secret=True,
+        live=True,
+    ),
     _knob(
         "CTX_LLM_TIMEOUT",
         "float",
         60.0,
         "Seconds an LLM call may take (per endpoint).",
         bounds=(1, 600),
+        live=True,
     ),
     _knob(
         "CTX_LLM_FALLBACK_PROVIDER",
@@ -206,7 +214,7 @@ KNOBS: tuple[Knob, ...] = (
     ),
     _knob("CTX_LLM_FALLBACK_BASE_URL", "url", "", "Fallback LLM endpoint."),
     _knob("CTX_LLM_FALLBACK_MODEL", "str", "", "Fallback LLM model name."),
-    _knob("CTX_LLM_FALLBACK_API_KEY", "str", "", "Fallback LLM API key.", secret=True),
+    _knob("CTX_LLM_FALLBACK_API_KEY", "str", "", "Fallback LLM API key.", secret=True, live=True),
     _knob(
         "CTX_LLM_LOG_BODIES",
         "bool",
@@ -249,6 +257,7 @@ KNOBS: tuple[Knob, ...] = (
         "RRF weight of the semantic arm.",
         bounds=(0, 1),
         live=True,
+        tenant=True,
     ),
     _knob(
         "CTX_RRF_W_FTS_EN",
@@ -257,6 +266,7 @@ KNOBS: tuple[Knob, ...] = (
         "RRF weight of English full text.",
         bounds=(0, 1),
         live=True,
+        tenant=True,
     ),
     _knob(
         "CTX_RRF_W_FTS_DE",
@@ -265,6 +275,7 @@ KNOBS: tuple[Knob, ...] = (
         "RRF weight of German full text.",
         bounds=(0, 1),
         live=True,
+        tenant=True,
     ),
     _knob(
         "CTX_RRF_W_TITLE",
@@ -273,8 +284,17 @@ KNOBS: tuple[Knob, ...] = (
         "RRF weight of the title trigram arm.",
         bounds=(0, 1),
         live=True,
+        tenant=True,
     ),
-    _knob("CTX_RRF_K", "int", 60, "The k of reciprocal rank fusion.", bounds=(1, 1000), live=True),
+    _knob(
+        "CTX_RRF_K",
+        "int",
+        60,
+        "The k of reciprocal rank fusion.",
+        bounds=(1, 1000),
+        live=True,
+        tenant=True,
+    ),
     _knob(
         "CTX_GRAVITY_CAP",
         "float",
@@ -282,6 +302,7 @@ KNOBS: tuple[Knob, ...] = (
         "Largest total score multiplier of temporal gravity.",
         bounds=(1, 10),
         live=True,
+        tenant=True,
     ),
     _knob(
         "CTX_QUERY_STAGES",
@@ -289,6 +310,7 @@ KNOBS: tuple[Knob, ...] = (
         ["gravity_cyclic", "gravity_linear", "graph", "rerank", "supersedes"],
         "Retrieval stages after fusion, in order; remove one to switch it off.",
         live=True,
+        tenant=True,
     ),
     # Sealed secrets (secrets/, docs/secrets.md). Keys are 64 hex chars, set inline or by file.
     _knob(
@@ -362,9 +384,28 @@ KNOBS: tuple[Knob, ...] = (
         parse=choice("none", "crossencoder", "http", "llm"),
         live=True,
     ),
-    _knob("CTX_RERANK_MODEL", "str", "", "Cross-encoder path or name, or the sidecar's model."),
-    _knob("CTX_RERANK_URL", "str", "", "Rerank sidecar URL, e.g. http://host:8080/v1/rerank."),
-    _knob("CTX_RERANK_API_KEY", "str", "", "Bearer token for the rerank sidecar.", secret=True),
+    _knob(
+        "CTX_RERANK_MODEL",
+        "str",
+        "",
+        "Cross-encoder path or name, or the sidecar's model.",
+        live=True,
+    ),
+    _knob(
+        "CTX_RERANK_URL",
+        "str",
+        "",
+        "Rerank sidecar URL, e.g. http://host:8080/v1/rerank.",
+        live=True,
+    ),
+    _knob(
+        "CTX_RERANK_API_KEY",
+        "str",
+        "",
+        "Bearer token for the rerank sidecar.",
+        secret=True,
+        live=True,
+    ),
     _knob(
         "CTX_RERANK_MAX_TOKENS",
         "int",
@@ -380,6 +421,7 @@ KNOBS: tuple[Knob, ...] = (
         "How many top hits the rerank stage re-scores.",
         bounds=(2, 200),
         live=True,
+        tenant=True,
     ),
     _knob(
         "CTX_RERANK_WEIGHT",
@@ -388,6 +430,7 @@ KNOBS: tuple[Knob, ...] = (
         "Weight of the normalised rerank score in the blend with the normalised fusion score.",
         bounds=(0, 1),
         live=True,
+        tenant=True,
     ),
     _knob(
         "CTX_RERANK_BUDGET_MS",
@@ -404,6 +447,7 @@ KNOBS: tuple[Knob, ...] = (
         "With an LLM configured, translate the query "
         "so each full-text arm also searches in its own language.",
         live=True,
+        tenant=True,
     ),
     # --- Dream Mode, guard, digest, graph expansion (dream/, docs/dream.md) ---------------------
     _knob(
@@ -570,6 +614,7 @@ KNOBS: tuple[Knob, ...] = (
         "Graph expansion: top results (scoring at least half the top score) used as seeds.",
         bounds=(0, 50),
         live=True,
+        tenant=True,
     ),
     _knob(
         "CTX_GRAPH_PER_SEED",
@@ -578,6 +623,7 @@ KNOBS: tuple[Knob, ...] = (
         "Graph expansion: most neighbours taken per seed.",
         bounds=(1, 50),
         live=True,
+        tenant=True,
     ),
     _knob(
         "CTX_GRAPH_MIN_CONFIDENCE",
@@ -586,6 +632,7 @@ KNOBS: tuple[Knob, ...] = (
         "Graph expansion: least confidence of a followed link (recurrent links: the next knob).",
         bounds=(0, 1),
         live=True,
+        tenant=True,
     ),
     _knob(
         "CTX_GRAPH_MIN_RECURRENT",
@@ -594,6 +641,7 @@ KNOBS: tuple[Knob, ...] = (
         "Graph expansion: least confidence of a followed recurrent link.",
         bounds=(0, 1),
         live=True,
+        tenant=True,
     ),
     _knob(
         "CTX_GRAPH_BOOST",
@@ -602,6 +650,7 @@ KNOBS: tuple[Knob, ...] = (
         "Graph expansion: largest relative boost of a neighbour already in the results.",
         bounds=(0, 1),
         live=True,
+        tenant=True,
     ),
     _knob(
         "CTX_GRAPH_INJECTION",
@@ -610,6 +659,7 @@ KNOBS: tuple[Knob, ...] = (
         "Graph expansion: a new neighbour enters at this x top score x link strength.",
         bounds=(0, 1),
         live=True,
+        tenant=True,
     ),
     _knob(
         "CTX_GRAPH_MAX_NEW",
@@ -618,6 +668,7 @@ KNOBS: tuple[Knob, ...] = (
         "Graph expansion: most new neighbours added to one query's results.",
         bounds=(0, 100),
         live=True,
+        tenant=True,
     ),
     # --- end Dream -----------------------------------------------------------------------------
 )

@@ -6,6 +6,7 @@ from django.urls import include, path
 
 from ctx.api import views
 from ctx.errors import CtxError, ErrorCode, error_response
+from ctx.registry import views as setting_views
 from secrets import views as secret_views  # the project app (it shadows the stdlib module)
 
 urlpatterns = [
@@ -19,6 +20,9 @@ urlpatterns = [
     path("api/admin/scopes", views.ScopeCreateView.as_view()),
     path("api/secrets", secret_views.SecretListView.as_view()),
     path("api/secrets/<str:name>", secret_views.SecretView.as_view()),
+    path("api/settings", setting_views.SettingListView.as_view()),
+    path("api/settings/audit", setting_views.SettingAuditView.as_view()),  # before {key}
+    path("api/settings/<str:key>", setting_views.SettingView.as_view()),
     path("", include("dream.urls")),  # dream/: api/dream/*, api/guard*, api/digest, api/graph
     path("admin/", admin.site.urls),
     path("", include("ctx.oauth.urls")),  # OAuth metadata + endpoints at the root (docs/mcp.md)

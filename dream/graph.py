@@ -11,11 +11,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from django.conf import settings
 from django.db import connection
 
 from ctx.models import Block
 from ctx.principal import Principal
+from ctx.registry import resolver as registry
 from ctx.selectors import get_block_for
 from retrieval.search import Hit, attach_blocks
 from retrieval.sql import Filters
@@ -226,7 +226,7 @@ class GraphExpansion(Stage):
     name = "graph"
 
     def run(self, ctx: QueryContext, hits: list[Hit]) -> list[Hit]:
-        cfg = settings.CTX
+        cfg = registry.values(ctx.principal.tenant_id)  # live, tenants may tune it
         if not hits or hits[0].score <= 0 or cfg["CTX_GRAPH_SEEDS"] == 0:
             ctx.explain[self.name] = "skipped: no seeds"
             return hits

@@ -5,23 +5,24 @@ Blocks without dates keep their score (never penalised); every date of a block c
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.utils import timezone
 
+from ctx.registry.resolver import value as registry_value
 from retrieval.anchoring import block_dates
 from retrieval.search import Hit
 from retrieval.stages import QueryContext, Stage
 from retrieval.temporal.gravity import best_cyclic, best_linear, cyclic_factor
 
 
-def _cap() -> float:
-    return float(settings.CTX["CTX_GRAVITY_CAP"])
+def _cap(ctx: QueryContext) -> float:
+    """Live, and tenants may tune it (docs/settings.md)."""
+    return float(registry_value("CTX_GRAVITY_CAP", ctx.principal.tenant_id))
 
 
-def _lift(hit: Hit, factor: float) -> float:
+def _lift(hit: Hit, factor: float, cap: float) -> float:
     """Multiply within what is left of the cap; return the factor actually applied."""
     used = float(hit.stages.get("gravity_multiplier", 1.0))
-    allowed = max(1.0, min(factor, _cap() / used))
+    allowed = max(1.0, min(factor, cap / used))
     hit.stages["gravity_multiplier"] = used * allowed
     hit.score = hit.score * allowed
     return allowed
@@ -39,11 +40,11 @@ class CyclicGravity(Stage):
         if intent is None or not intent.has_intent or not intent.targets:
             ctx.explain[self.name] = "skipped: no cyclic intent"
             return hits
-        lifted = {}
+        lifted, cap = {}, _cap(ctx)
         for hit in hits:
             assert hit.block is not None
             moments = [timezone.localtime(m) for m in block_dates(hit.block)]
-            factor = _lift(hit, cyclic_factor(intent, best_cyclic(intent, moments)))
+            factor = _lift(hit, cyclic_factor(intent, best_cyclic(intent, moments)), cap)
             if factor > 1.0:
                 lifted[hit.id] = round(factor, 3)
         ctx.explain[self.name] = {"targets": dict(intent.targets), "lifted": lifted}
@@ -60,11 +61,11 @@ class LinearGravity(Stage):
             ctx.explain[self.name] = "skipped: no linear intent"
             return hits
         today = timezone.localtime(ctx.now).date()
-        lifted = {}
+        lifted, cap = {}, _cap(ctx)
         for hit in hits:
             assert hit.block is not None
             days = [timezone.localtime(m).date() for m in block_dates(hit.block)]
-            factor = _lift(hit, 1.0 + weight * best_linear(intent, days, today))
+            factor = _lift(hit, 1.0 + weight * best_linear(intent, days, today), cap)
             if factor > 1.0:
                 lifted[hit.id] = round(factor, 3)
         ranges = [[r.start.isoformat(), r.end.isoformat()] for r in intent.ranges]

@@ -8,13 +8,13 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
-from django.conf import settings
 from django.utils import timezone
 
 from ctx import validation as v
 from ctx.api.presenters import age_days
 from ctx.errors import ValidationFailed
 from ctx.principal import Principal
+from ctx.registry import resolver as registry
 from retrieval import confidence, synthesis, temporal_query, translate
 from retrieval.embeddings import embed_query
 from retrieval.lexical import SearchParams
@@ -63,8 +63,9 @@ def _stages(data: dict[str, Any]) -> tuple[str, ...] | None:
     return tuple(names)
 
 
-def weights() -> ArmWeights:
-    cfg = settings.CTX
+def weights(tenant_id: int | None = None) -> ArmWeights:
+    """The fusion weights in force for the tenant (live knobs, docs/settings.md)."""
+    cfg = registry.values(tenant_id)
     return ArmWeights(
         semantic=cfg["CTX_RRF_W_SEMANTIC"],
         fts_en=cfg["CTX_RRF_W_FTS_EN"],
@@ -108,7 +109,7 @@ def _retrieve(ctx: QueryContext, params: QueryParams) -> list[Hit]:
     kwargs = {
         "query": sp.query,
         "limit": pool,
-        "weights": weights(),
+        "weights": weights(ctx.principal.tenant_id),
         "query_vector": ctx.query_vector,
         "lexical": temporal_query.lexical_text(sp.query, intent),
         "iso_dates": temporal_query.iso_dates(intent),
@@ -125,7 +126,7 @@ def _retrieve(ctx: QueryContext, params: QueryParams) -> list[Hit]:
 
 def _arm_texts(ctx: QueryContext, lexical: str) -> dict[str, str] | None:
     """Each full-text arm searches the original plus a translation into its own language."""
-    lang, translated = translate.translations(ctx.query)
+    lang, translated = translate.translations(ctx.query, ctx.principal.tenant_id)
     ctx.explain["language"] = {"detected": lang, "translations": translated}
     if not translated:
         return None
@@ -150,7 +151,8 @@ def run_query(principal: Principal, params: QueryParams) -> dict[str, Any]:
     hits = _retrieve(ctx, params)
     timing["search"] = _ms(mark)
     mark = time.perf_counter()
-    order = params.stages if params.stages is not None else settings.CTX["CTX_QUERY_STAGES"]
+    configured = registry.value("CTX_QUERY_STAGES", principal.tenant_id)
+    order = params.stages if params.stages is not None else configured
     hits = run_stages(ctx, hits, tuple(order))[: sp.limit]
     timing["stages"] = _ms(mark)
     cosines = [c for c in (_cosine(h, ctx.query_vector) for h in hits[:3]) if c is not None]

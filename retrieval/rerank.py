@@ -15,9 +15,8 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any, Protocol
 
-from django.conf import settings
-
 from ctx import outbound
+from ctx.registry import resolver as registry
 from retrieval.llm.base import Message
 from retrieval.search import Hit
 from retrieval.stages import QueryContext, Stage
@@ -133,7 +132,7 @@ def _backend(kind: str, model: str, url: str, key: str, tokens: int) -> RerankBa
 
 
 def get_backend() -> RerankBackend | None:
-    cfg = settings.CTX
+    cfg = registry.values()  # live, server-wide: the key may be a sealed secret's reference
     return _backend(
         cfg["CTX_RERANK_BACKEND"],
         cfg["CTX_RERANK_MODEL"],
@@ -166,7 +165,7 @@ class Rerank(Stage):
         if backend is None or len(hits) < 2:
             ctx.explain[self.name] = "skipped: no backend" if backend is None else "skipped"
             return hits
-        cfg = settings.CTX
+        cfg = registry.values(ctx.principal.tenant_id)
         head, tail = hits[: cfg["CTX_RERANK_TOP_N"]], hits[cfg["CTX_RERANK_TOP_N"] :]
         budget = cfg["CTX_RERANK_BUDGET_MS"] / 1000
         started = time.perf_counter()

@@ -11,8 +11,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from django.conf import settings
-
+from ctx.registry import resolver as registry
 from retrieval.language import Lang, detect
 from retrieval.llm.base import Message
 
@@ -41,7 +40,7 @@ def valid(original: str, candidate: str) -> bool:
 
 
 def _translate(query: str, target: str) -> str | None:
-    cfg = settings.CTX
+    cfg = registry.values()
     endpoint = (cfg["CTX_LLM_PROVIDER"], cfg["CTX_LLM_BASE_URL"], cfg["CTX_LLM_MODEL"])
     return _cached(query, target, endpoint)
 
@@ -75,10 +74,10 @@ def _cached(query: str, target: str, endpoint: tuple[str, str, str]) -> str | No
     return text.strip() if valid(query, text) else None
 
 
-def translations(query: str) -> tuple[Lang, dict[str, str]]:
+def translations(query: str, tenant_id: int | None = None) -> tuple[Lang, dict[str, str]]:
     """The query's language and its translation per arm language (empty when unavailable)."""
     lang = detect(query).lang
-    if not settings.CTX["CTX_TRANSLATE_QUERIES"]:
+    if not registry.value("CTX_TRANSLATE_QUERIES", tenant_id):  # live, per tenant
         return lang, {}
     targets = {"en": ["de"], "de": ["en"], "unknown": ["en", "de"]}[lang]
     out: dict[str, str] = {}

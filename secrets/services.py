@@ -48,7 +48,6 @@ NO_KEY_MESSAGE = (
     "Sealed secrets need a master key: set CTX_SECRETS_KEY or CTX_SECRETS_KEY_FILE "
     "(see docs/secrets.md)."
 )
-NO_OVERRIDES_MESSAGE = "No database settings overrides exist in this version; nothing to reset."
 _NAME = re.compile(NAME_PATTERN)
 
 
@@ -280,8 +279,11 @@ def secret_export(*, name: str, scope_ref: str | None, actor: str) -> dict[str, 
 
 
 def settings_reset(*, key: str | None, actor: str) -> str:
-    """Placeholder until the settings registry exists: audited, changes nothing."""
-    # TODO(settings registry): drop the database overrides of `key` (all when None).
+    """Drop the database overrides of `key` (all when None); one SettingAudit row per override
+    and a SecretAudit row for the break-glass use itself. Returns the one-line summary."""
+    from ctx.registry.services import settings_reset as overrides_reset
+
+    count = overrides_reset(key=key, actor=actor)
     audit(AuditAction.RESET_SETTINGS, name=(key or "")[:100], scope="", actor=actor)
-    log.warning("break-glass: reset-settings %s by %s (no overrides exist)", key or "*", actor)
-    return NO_OVERRIDES_MESSAGE
+    what = f"of {key}" if key else "of every setting"
+    return f"Removed {count} database override(s) {what}; defaults and the environment apply."

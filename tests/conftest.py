@@ -93,3 +93,12 @@ def snapshot() -> list[tuple[Any, ...]]:
             "id", "scope_id", "category", "title", "content", "tags", "archived", "type"
         )
     )
+
+
+@pytest.fixture(autouse=True)
+def fresh_settings_registry() -> Any:
+    """Overrides one test cached must not reach the next: its rows were rolled back."""
+    yield
+    from ctx.registry import resolver
+
+    resolver.invalidate()

@@ -8,9 +8,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
+from ctx.registry import resolver as registry
 from retrieval.llm.base import LLMError, LLMProvider, LLMResult, Message
 from retrieval.llm.providers import PROVIDERS
 
@@ -81,7 +81,10 @@ def endpoints(ctx: Mapping[str, Any]) -> tuple[Endpoint | None, Endpoint | None]
 
 def config_problems(ctx: Mapping[str, Any]) -> list[str]:
     """Cross-setting findings for the LLM knobs (for a system check and for get_llm)."""
-    primary, fallback = endpoints(ctx)
+    return endpoint_problems(*endpoints(ctx))
+
+
+def endpoint_problems(primary: Endpoint | None, fallback: Endpoint | None) -> list[str]:
     problems: list[str] = []
     if fallback and not primary:
         problems.append("CTX_LLM_FALLBACK_PROVIDER is set but CTX_LLM_PROVIDER is none.")
@@ -101,12 +104,12 @@ def _needs_key(ep: Endpoint) -> bool:
 def get_llm() -> LLMProvider | None:
     """The configured LLM, or None when there is none (features then run deterministically).
     Built once per process and configuration; raises ImproperlyConfigured on bad settings."""
-    return _build(*endpoints(settings.CTX))
+    return _build(*endpoints(registry.values()))  # live: timeout and keys (sealed secrets)
 
 
 @functools.lru_cache(maxsize=8)
 def _build(primary: Endpoint | None, fallback: Endpoint | None) -> LLMProvider | None:
-    problems = config_problems(settings.CTX)
+    problems = endpoint_problems(primary, fallback)
     if problems:
         raise ImproperlyConfigured(" ".join(problems))
     if primary is None:

@@ -164,11 +164,13 @@ def test_it_answers_even_when_the_call_log_cannot_be_written(
     assert "could not log an LLM call" in caplog.text
 
 
+@pytest.mark.django_db  # get_llm reads the live overrides (settings registry)
 def test_it_is_none_without_an_llm_configured(settings: Any) -> None:
     configure(settings, CTX_LLM_PROVIDER="none", CTX_LLM_FALLBACK_PROVIDER="none")
     assert get_llm() is None
 
 
+@pytest.mark.django_db  # get_llm reads the live overrides (settings registry)
 def test_it_refuses_an_incomplete_llm_configuration(settings: Any) -> None:
     configure(settings, CTX_LLM_PROVIDER="anthropic", CTX_LLM_MODEL="", CTX_LLM_API_KEY="")
     with pytest.raises(ImproperlyConfigured) as err:

@@ -138,9 +138,9 @@ def test_it_names_the_scopes_when_a_name_is_ambiguous(
 
 
 @pytest.mark.django_db
-def test_reset_settings_says_there_is_nothing_to_reset(
+def test_reset_settings_says_when_there_is_nothing_to_reset(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     call_command("break_glass", "reset-settings", "CTX_RRF_K")
-    assert "no database settings overrides exist" in capsys.readouterr().out.lower()
+    assert "removed 0 database override(s) of ctx_rrf_k" in capsys.readouterr().out.lower()
     assert SecretAudit.objects.filter(action="reset-settings", name="CTX_RRF_K").exists()

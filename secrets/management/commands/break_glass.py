@@ -91,6 +91,12 @@ class Command(BaseCommand):
         self.stdout.write(json.dumps(doc))
 
     def _reset_settings(self, key: str | None) -> None:
+        from ctx.errors import NotFound
+
         from ... import services
 
-        self.stdout.write(services.settings_reset(key=key, actor=services.operator()))
+        try:
+            summary = services.settings_reset(key=key, actor=services.operator())
+        except NotFound:
+            raise CommandError(f"Unknown setting: {key}") from None
+        self.stdout.write(summary)

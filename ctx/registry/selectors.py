@@ -1,0 +1,89 @@
+"""Reads of the settings registry: what the API and the CLI show, and who refers to a secret."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, TypedDict
+
+from ctx.config import KNOBS, Knob, mask
+from ctx.models import Tenant
+from ctx.principal import Principal
+
+from . import resolver
+from .models import SettingAudit, SettingOverride
+
+
+class SettingView(TypedDict):
+    name: str
+    type: str
+    default: Any
+    value: Any
+    source: str
+    live: bool
+    tenant: bool
+    secret: bool
+    help: str
+    secret_ref: str | None
+
+
+def _shown(knob: Knob, value: Any) -> Any:
+    return mask(value) if knob.secret else value
+
+
+def describe(knob: Knob, tenant_id: int | None) -> SettingView:
+    """A knob as the API shows it: secrets masked, references named, never opened."""
+    found = resolver.resolve(knob.name, tenant_id, open_secrets=False)
+    value = "***" if found.secret_ref else _shown(knob, found.value)
+    return {
+        "name": knob.name,
+        "type": knob.type_name,
+        "default": _shown(knob, knob.default),
+        "value": value,
+        "source": found.source,
+        "live": knob.live,
+        "tenant": knob.tenant,
+        "secret": knob.secret,
+        "help": knob.help,
+        "secret_ref": found.secret_ref,
+    }
+
+
+def settings_for(tenant: Tenant | None) -> list[SettingView]:
+    tenant_id = tenant.pk if tenant else None
+    return [describe(k, tenant_id) for k in KNOBS]
+
+
+class AuditView(TypedDict):
+    at: str
+    key: str
+    tenant: str | None
+    action: str
+    old: Any
+    new: Any
+    actor: str
+
+
+def audit_for(principal: Principal, tenant: Tenant | None, limit: int) -> list[AuditView]:
+    """Newest first. Server admins see every row (or one tenant's); tenant admins their own."""
+    rows = SettingAudit.objects.order_by("-id")
+    if not principal.is_admin or tenant is not None:
+        rows = rows.filter(tenant=tenant.name if tenant else principal.tenant_name)
+    return [
+        {
+            "at": r.at.isoformat(),
+            "key": r.key,
+            "tenant": r.tenant or None,
+            "action": r.action,
+            "old": r.old,
+            "new": r.new,
+            "actor": r.actor,
+        }
+        for r in rows[:limit]
+    ]
+
+
+def secret_references(secret: Any) -> Iterable[str]:
+    """For secrets.selectors.REFERENCE_FINDERS: `setting:KEY` (`@tenant` for a tenant's)."""
+    rows = SettingOverride.objects.filter(secret=secret).select_related("tenant")
+    for row in rows:
+        yield f"setting:{row.key}" + (f"@{row.tenant.name}" if row.tenant else "")
