@@ -24,7 +24,6 @@ exit codes: 0 ok, 1 error (server, network, configuration), 2 usage."""
 METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
 PLANNED = {
     "keys": "manage API keys (not available yet)",
-    "settings": "server settings (not available yet)",
     "mcp": "MCP endpoint and client set-up (not available yet)",
 }
 
@@ -214,6 +213,22 @@ def _secrets_commands(sub: Subparsers) -> None:
     )
 
 
+def _settings_commands(sub: Subparsers) -> None:
+    group = _group(sub, "settings", "live settings overrides (admins; docs/settings.md)")
+    listing = _add(group, "list", "settings:settings_list", "every setting, value and source")
+    get = _add(group, "get", "settings:settings_get", "one setting")
+    get.add_argument("key")
+    put = _add(group, "set", "settings:settings_set", "override a live setting")
+    put.add_argument("key")
+    put.add_argument("value", nargs="?", help="JSON (0.5, true) or text (graph,rerank)")
+    put.add_argument("--secret", help="a credential: the sealed secret's name, never the value")
+    put.add_argument("--scope", help="the secret's scope (default: the key's home scope)")
+    unset = _add(group, "unset", "settings:settings_unset", "remove an override")
+    unset.add_argument("key")
+    for parser in (listing, get, put, unset):
+        parser.add_argument("--tenant", help="a tenant's overrides (server admins: any tenant)")
+
+
 def _planned_commands(sub: Subparsers) -> None:
     for name, text in PLANNED.items():
         parser = _add(sub, name, "future:unavailable", text)
@@ -237,6 +252,7 @@ def build_parser() -> argparse.ArgumentParser:
         _hook_commands,
         _dream_commands,
         _secrets_commands,
+        _settings_commands,
         _planned_commands,
     ):
         add(sub)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from ctx.config import KNOBS
@@ -16,8 +18,8 @@ def _by_name(body: dict) -> dict:
     return {s["name"]: s for s in body["settings"]}
 
 
-def test_it_lists_every_knob_with_secrets_masked(cast: Cast, settings: object) -> None:
-    settings.CTX = {**settings.CTX, "CTX_EMBED_API_KEY": "sk-never-shown"}  # type: ignore[attr-defined]
+def test_it_lists_every_knob_with_secrets_masked(cast: Cast, settings: Any) -> None:
+    settings.CTX = {**settings.CTX, "CTX_EMBED_API_KEY": "sk-never-shown"}
     status, body = server_admin().get("/api/settings")
     assert status == 200 and body["tenant"] is None
     rows = _by_name(body)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from ctx.registry import resolver
@@ -41,12 +43,12 @@ def test_tenant_beats_database_beats_default(cast: Cast) -> None:
 
 
 def test_a_value_pinned_in_the_environment_wins_and_cannot_be_overridden(
-    cast: Cast, monkeypatch: pytest.MonkeyPatch, settings: object
+    cast: Cast, monkeypatch: pytest.MonkeyPatch, settings: Any
 ) -> None:
     admin = server_admin()
     put(admin, "CTX_RRF_K", 20)
     monkeypatch.setenv("CTX_RRF_K", "75")
-    settings.CTX = {**settings.CTX, "CTX_RRF_K": 75}  # type: ignore[attr-defined]
+    settings.CTX = {**settings.CTX, "CTX_RRF_K": 75}
     shown = setting(admin, "CTX_RRF_K")
     assert (shown["value"], shown["source"]) == (75, "env")
     status, body = put(admin, "CTX_RRF_K", 10)
