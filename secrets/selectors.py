@@ -16,7 +16,7 @@ from .models import Secret
 NOT_FOUND_MESSAGE = "Secret not found."
 
 # Whatever uses a secret (settings rows, provider configs, …) registers a finder here that names
-# its users; DELETE refuses while any finder answers. The settings registry does not exist yet.
+# its users; DELETE refuses while any finder answers (the settings registry registers one).
 REFERENCE_FINDERS: list[Callable[[Secret], Iterable[str]]] = []
 
 
