@@ -221,6 +221,30 @@ KNOBS: tuple[Knob, ...] = (
         False,
         "Keep prompts and answers in the LLM call log (they hold tenants' knowledge).",
     ),
+    # --- sensitivity: the highest block level each provider kind may see (docs/security.md)
+    _knob(
+        "CTX_EMBED_TRUST",
+        "str",
+        "auto",
+        "Highest sensitivity sent to the embedder; auto = credentials for local/e5, "
+        "internal for remote providers.",
+        parse=choice("auto", "public", "internal", "personal", "credentials"),
+    ),
+    _knob(
+        "CTX_LLM_TRUST",
+        "str",
+        "internal",
+        "Highest sensitivity sent to the LLM (synthesis, judge, translation, dream typing).",
+        parse=choice("public", "internal", "personal", "credentials"),
+    ),
+    _knob(
+        "CTX_RERANK_TRUST",
+        "str",
+        "auto",
+        "Highest sensitivity sent to the rerank backend; auto = credentials for crossencoder, "
+        "internal for http and llm.",
+        parse=choice("auto", "public", "internal", "personal", "credentials"),
+    ),
     _knob(
         "CTX_EMBED_PROVIDER",
         "str",

@@ -32,6 +32,7 @@ class ErrorCode(StrEnum):
     RATE_LIMITED = "rate_limited"
     INTERNAL_ERROR = "internal_error"
     UNAVAILABLE = "service_unavailable"
+    SENSITIVITY_BLOCKED = "sensitivity_blocked"
 
 
 STATUS = {
@@ -49,6 +50,7 @@ STATUS = {
     ErrorCode.RATE_LIMITED: 429,
     ErrorCode.INTERNAL_ERROR: 500,
     ErrorCode.UNAVAILABLE: 503,
+    ErrorCode.SENSITIVITY_BLOCKED: 422,
 }
 
 # Fixed messages where the body must not depend on what exists (tenant isolation).
@@ -104,6 +106,13 @@ class Conflict(CtxError):
 
 class Unavailable(CtxError):
     code = ErrorCode.UNAVAILABLE
+
+
+class SensitivityBlocked(CtxError):
+    """Content above a provider's trust level was about to be sent to it; nothing was sent
+    (ctx.trust.ensure_trusted). The message names levels and the provider, never content."""
+
+    code = ErrorCode.SENSITIVITY_BLOCKED
 
 
 _DRF_MAP: list[tuple[type[Exception], ErrorCode]] = [

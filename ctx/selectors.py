@@ -13,6 +13,7 @@ from ctx import keys
 from ctx.errors import NotFound
 from ctx.models import ApiKey, Block, BlockType, Scope, Tenant
 from ctx.principal import Principal
+from ctx.trust import allowed_levels
 
 LAST_USED_RESOLUTION = timedelta(minutes=1)  # bounds write load from busy keys
 
@@ -97,9 +98,12 @@ def get_block_for(principal: Principal, block_id: str, *, for_update: bool = Fal
 
 def block_stats(principal: Principal, scope_ids: list[int]) -> dict[str, Any]:
     live = Block.objects.filter(scope_id__in=scope_ids, archived=False)
+    sendable = Q(sensitivity__in=allowed_levels("embed"))
     totals = live.aggregate(
         blocks=Count("id"),
-        awaiting_embedding=Count("id", filter=Q(embedding__isnull=True)),
+        awaiting_embedding=Count("id", filter=Q(embedding__isnull=True) & sendable),
+        # Above the embedder's trust: never sent, so lexical-only (docs/security.md).
+        not_embedded_sensitivity=Count("id", filter=Q(embedding__isnull=True) & ~sendable),
     )
     per_scope = dict(
         live.values_list("scope__name").annotate(n=Count("id")).values_list("scope__name", "n")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -17,6 +17,7 @@ from ctx.errors import FORBIDDEN_SCOPE_MESSAGE, Conflict, Forbidden, ValidationF
 from ctx.models import ApiKey, Block, Scope, Tenant
 from ctx.principal import Principal
 from ctx.selectors import get_block_for
+from ctx.sensitivity import Detection, detect_block, highest
 
 log = logging.getLogger("ctx.services")
 
@@ -144,12 +145,27 @@ class BlockInput:
     valid_to: datetime | None = None
     source: str = ""
     source_time: datetime | None = None
+    sensitivity: str | None = None  # the caller's level; None keeps the block's (new: internal)
+    _detection: Detection | None = field(default=None, init=False, repr=False, compare=False)
+
+    def detection(self) -> Detection:
+        """What the detector finds in the text (computed once per input)."""
+        if self._detection is None:
+            self._detection = detect_block(self.title, self.content, self.tags, self.metadata)
+        return self._detection
 
 
 @dataclass(frozen=True)
 class UpsertResult:
     block: Block
     action: str  # created | updated | noop
+    sensitivity_reasons: tuple[str, ...] = ()  # detector names that fired, never the text
+
+
+def _level(block: Block, data: BlockInput) -> str:
+    """The caller's level (else the block's current one), raised to what the detector finds:
+    the detector only raises; lowering takes an explicit, lower level from the caller."""
+    return highest(data.sensitivity or block.sensitivity, data.detection().level)
 
 
 def writable_scope(principal: Principal, name: str | None) -> int:
@@ -174,6 +190,7 @@ def _same(block: Block, data: BlockInput, digest: str) -> bool:
         and block.type == data.type
         and block.valid_from == data.valid_from
         and block.valid_to == data.valid_to
+        and block.sensitivity == _level(block, data)
     )
 
 
@@ -181,6 +198,7 @@ def _apply(block: Block, data: BlockInput, digest: str) -> None:
     if block.content_hash != digest:
         block.embedding = None  # stale: the worker embeds the new text
         block.embed_model = ""
+    block.sensitivity = _level(block, data)  # before the fields change: it reads the old level
     block.content = data.content
     block.content_hash = digest
     block.tags = data.tags
@@ -280,7 +298,10 @@ def block_upsert_many(
     changed = [r.block for r in results if r.action != "noop"]
     if changed:
         _saved(changed)
-    return results
+    return [
+        replace(r, sensitivity_reasons=item.detection().reasons)
+        for r, item in zip(results, items, strict=True)
+    ]
 
 
 def _saved(blocks: list[Block]) -> None:
@@ -289,7 +310,17 @@ def _saved(blocks: list[Block]) -> None:
     _after_commit([str(b.pk) for b in blocks])
 
 
-UPDATABLE = ("category", "title", "content", "tags", "metadata", "type", "valid_from", "valid_to")
+UPDATABLE = (
+    "category",
+    "title",
+    "content",
+    "tags",
+    "metadata",
+    "type",
+    "valid_from",
+    "valid_to",
+    "sensitivity",
+)
 
 
 @transaction.atomic
@@ -307,6 +338,7 @@ def block_update(*, principal: Principal, block_id: str, fields: dict[str, Any])
         type=fields.get("type", block.type),
         valid_from=fields.get("valid_from", block.valid_from),
         valid_to=fields.get("valid_to", block.valid_to),
+        sensitivity=fields.get("sensitivity"),
     )
     _validity(data)
     if (data.category, data.title) != (block.category, block.title):

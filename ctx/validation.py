@@ -11,7 +11,7 @@ from django.utils.dateparse import parse_datetime
 from django.utils.timezone import is_naive, make_aware
 
 from ctx.errors import TooLarge, ValidationFailed
-from ctx.models import BlockType
+from ctx.models import BlockType, Sensitivity
 
 MAX_CATEGORY = 100
 MAX_TITLE = 500
@@ -111,6 +111,19 @@ def block_type(data: dict[str, Any], *, default: str = BlockType.KNOWLEDGE) -> s
     if value not in BlockType.values:
         raise ValidationFailed(
             f"'type' must be one of {', '.join(BlockType.values)}.", details={"field": "type"}
+        )
+    return str(value)
+
+
+def sensitivity(data: dict[str, Any]) -> str | None:
+    """The caller's sensitivity level, or None when not given (the detector may still raise it)."""
+    value = data.get("sensitivity")
+    if value is None:
+        return None
+    if value not in Sensitivity.values:
+        raise ValidationFailed(
+            f"'sensitivity' must be one of {', '.join(Sensitivity.values)}.",
+            details={"field": "sensitivity"},
         )
     return str(value)
 

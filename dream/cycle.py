@@ -23,6 +23,9 @@ from django.conf import settings
 from django.db import DatabaseError, OperationalError, transaction
 from django.utils import timezone
 
+from ctx.errors import SensitivityBlocked
+from ctx.models import Block
+from ctx.sensitivity import highest
 from dream import backoff, claims, links, selection
 from dream.candidates import Candidate, find, title_threshold
 from dream.claims import Claim
@@ -82,7 +85,10 @@ def _type(claim: Claim, cands: list[Candidate], mode: str, result: CycleResult) 
         return rules_type(claim.source, cands)
     top = cands[: cfg["CTX_DREAM_LLM_CANDIDATES"]]
     try:
-        proposals = llm_type(llm, claim.source, top)
+        proposals = llm_type(llm, claim.source, top, sensitivity=_level(claim, top))
+    except SensitivityBlocked:  # a note above CTX_LLM_TRUST: the rules type it, nothing sent
+        result.typer = "rules (sensitivity_blocked)"
+        return rules_type(claim.source, cands)
     except LLMError as err:
         if err.kind == "outbound":
             raise  # transient: retried later without counting
@@ -93,6 +99,13 @@ def _type(claim: Claim, cands: list[Candidate], mode: str, result: CycleResult) 
     if mode_get() == "off":
         raise _Stopped()
     return proposals
+
+
+def _level(claim: Claim, cands: list[Candidate]) -> str:
+    """The highest stored sensitivity among the notes the LLM would read."""
+    ids = [claim.source.id, *(c.id for c in cands)]
+    levels = Block.objects.filter(pk__in=ids).values_list("sensitivity", flat=True)
+    return highest(*levels)
 
 
 @dataclass(frozen=True)

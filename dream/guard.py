@@ -90,10 +90,11 @@ def store_hints(principal: Principal, block: Block) -> dict[str, Any]:
     found = _exact_twin(block)
     if found is None:
         try:
-            from retrieval.embeddings import get_embedder
+            from retrieval.embeddings import embed_texts
 
             texts = windows(block.title, block.content)[:HINT_WINDOWS]
-            vector = _mean(get_embedder().embed(texts, kind="passage"))
+            # Above the embedder's trust this raises SensitivityBlocked: no hint, nothing sent.
+            vector = _mean(embed_texts(texts, kind="passage", level=block.sensitivity))
             found = _closest(block, vector)
         except Exception:  # fail open: a hint is advice, the write has committed
             log.warning("guard hint skipped: embedding failed", exc_info=True)

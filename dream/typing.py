@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ctx.sensitivity import INTERNAL
 from dream.candidates import Candidate, Source
 from retrieval.llm import LLMProvider, Message
 
@@ -286,8 +287,11 @@ def llm_schema(n: int) -> dict[str, Any]:
     return {**LLM_SCHEMA, "properties": {"links": links}}
 
 
-def llm_type(llm: LLMProvider, src: Source, cands: list[Candidate]) -> list[Proposal]:
-    """One schema-constrained call for all candidates; raises LLMError on failure.
+def llm_type(
+    llm: LLMProvider, src: Source, cands: list[Candidate], *, sensitivity: str = INTERNAL
+) -> list[Proposal]:
+    """One schema-constrained call for all candidates; raises LLMError on failure, and
+    SensitivityBlocked when `sensitivity` (the notes' highest level) is above the LLM's trust.
     Items the schema allows but the rules of the game do not (unknown candidate number,
     confidence outside 0..1, class none) are dropped."""
     result = llm.complete(
@@ -295,6 +299,7 @@ def llm_type(llm: LLMProvider, src: Source, cands: list[Candidate]) -> list[Prop
         schema=llm_schema(len(cands)),
         max_tokens=LLM_TOKENS_PER_CANDIDATE * len(cands) + 40,
         pipeline="dream.link_type",
+        sensitivity=sensitivity,
     )
     out: list[Proposal] = []
     seen: set[tuple[str, str, str]] = set()

@@ -15,6 +15,8 @@ from typing import Any
 
 from django.conf import settings
 
+from ctx.sensitivity import INTERNAL, detect_all, highest
+from ctx.trust import ensure_trusted
 from retrieval.embedding_base import EmbeddingProvider, EmbedKind, check_vectors
 
 LOCAL_BATCH = 64  # measured best throughput on 2 cores (docs/dependencies.md §4.1)
@@ -76,6 +78,18 @@ def get_embedder() -> EmbeddingProvider:
     return build_embedder()
 
 
+def embed_texts(texts: Sequence[str], *, kind: EmbedKind, level: str) -> list[list[float]]:
+    """The one door to the embedder: texts above its trust are never sent (SensitivityBlocked).
+
+    `level` is what the caller knows (the blocks' stored sensitivity); the detector runs on
+    the texts as well, so a caller that under-declares still cannot leak a detected secret.
+    """
+    provider = get_embedder()
+    kind_name = provider.name.split(":", 1)[0]  # local | e5 | ollama | openai
+    ensure_trusted("embed", highest(level, detect_all(texts).level), kind_name)
+    return provider.embed(texts, kind=kind)
+
+
 # --- query cache: in-process LRU in front of the EmbedCache table -------------------------
 
 _LRU: OrderedDict[str, list[float]] = OrderedDict()
@@ -100,7 +114,7 @@ def embed_query(text: str) -> list[float]:
     row = EmbedCache.objects.filter(key=key).values_list("vector", flat=True).first()
     vector = list(map(float, row)) if row is not None else None
     if vector is None:
-        vector = provider.embed([text], kind="query")[0]
+        vector = embed_texts([text], kind="query", level=INTERNAL)[0]  # a query: tenant text
         EmbedCache.objects.get_or_create(
             key=key, defaults={"vector": vector, "model": provider.name}
         )

@@ -6,11 +6,13 @@ import logging
 import time
 from collections.abc import Callable
 
-from django.db import transaction
+from django.db import models, transaction
 
 from ctx.models import Block, BlockChunk
+from ctx.sensitivity import detect_block, highest, rank
+from ctx.trust import allowed_levels, allows
 from retrieval.chunking import windows
-from retrieval.embeddings import get_embedder
+from retrieval.embeddings import embed_texts, get_embedder
 
 log = logging.getLogger("ctx.indexing")
 
@@ -31,7 +33,8 @@ def _embed_rows(blocks: list[Block]) -> int:
         for idx, text in enumerate(windows(block.title, block.content)):
             texts.append(text)
             owners.append((block, idx))
-    vectors = provider.embed(texts, kind="passage")
+    level = highest(*(b.sensitivity for b in blocks))
+    vectors = embed_texts(texts, kind="passage", level=level)
     by_block: dict[str, list[list[float]]] = {}
     chunks = []
     for (block, idx), vector in zip(owners, vectors, strict=True):
@@ -64,6 +67,14 @@ def embed_blocks(block_ids: list[str]) -> int:
     return done
 
 
+def pending() -> models.QuerySet[Block]:
+    """Blocks waiting for a vector. Blocks above the embedder's trust are not pending: they
+    stay lexical-only (stats count them apart) until the trust is raised, never retried."""
+    return Block.objects.filter(
+        embedding__isnull=True, archived=False, sensitivity__in=allowed_levels("embed")
+    )
+
+
 def embed_pending(*, limit: int = BATCH, ids: list[str] | None = None) -> int:
     """Claim up to `limit` unembedded blocks (skipping rows another worker holds) and embed them.
 
@@ -71,13 +82,30 @@ def embed_pending(*, limit: int = BATCH, ids: list[str] | None = None) -> int:
     up again by the next backfill.
     """
     with transaction.atomic():
-        qs = Block.objects.filter(embedding__isnull=True, archived=False)
+        qs = pending()
         if ids is not None:
             qs = qs.filter(pk__in=ids)
-        blocks = list(qs.select_for_update(skip_locked=True).only("id", "title", "content")[:limit])
+        fields = ("id", "title", "content", "tags", "metadata", "sensitivity")
+        blocks = list(qs.select_for_update(skip_locked=True).only(*fields)[:limit])
         if not blocks:
             return 0
-        return _embed_rows(blocks)
+        sendable = _recheck(blocks)
+        return _embed_rows(sendable) if sendable else 0
+
+
+def _recheck(blocks: list[Block]) -> list[Block]:
+    """Run the detector again (blocks written before it existed, or by a path that skipped
+    it): a block it raises is saved at its new level and, above the trust, left out, so the
+    pending filter skips it from now on."""
+    sendable = []
+    for block in blocks:
+        found = detect_block(block.title, block.content, block.tags, block.metadata).level
+        if rank(found) > rank(block.sensitivity):
+            block.sensitivity = found
+            block.save(update_fields=["sensitivity"])
+        if allows("embed", block.sensitivity):
+            sendable.append(block)
+    return sendable
 
 
 def backfill(*, max_seconds: float = 50.0) -> int:

@@ -12,9 +12,10 @@ from django.utils import timezone
 
 from ctx import validation as v
 from ctx.api.presenters import age_days
-from ctx.errors import ValidationFailed
+from ctx.errors import SensitivityBlocked, ValidationFailed
 from ctx.principal import Principal
 from ctx.registry import resolver as registry
+from ctx.trust import allows
 from retrieval import confidence, synthesis, temporal_query, translate
 from retrieval.embeddings import embed_query
 from retrieval.lexical import SearchParams
@@ -79,6 +80,9 @@ def _vector(query: str, explain: dict[str, Any]) -> list[float] | None:
     """The query embedding, or None (lexical arms only) when the embedder is down."""
     try:
         return embed_query(query)
+    except SensitivityBlocked as exc:  # the query holds a secret: it stays on this machine
+        explain["embedding"] = {"status": "blocked", **(exc.details or {})}
+        return None
     except Exception as exc:  # fail open: lexical arms still answer
         log.warning("query embedding failed; lexical arms only", exc_info=True)
         explain["embedding_error"] = type(exc).__name__
@@ -181,6 +185,7 @@ def run_query(principal: Principal, params: QueryParams) -> dict[str, Any]:
             "temporal": temporal_query.describe(ctx.temporal),
             "best_cosine": best,
             "term_coverage": round(cover, 3),
+            "not_embedded_sensitivity": _not_embedded(hits),
             "hits": {
                 h.id: {"rrf": round(h.rrf, 6), "arms": h.arms, "score": round(h.score, 6)}
                 for h in hits
@@ -199,13 +204,38 @@ def _synthesize(
         explain["synthesis"] = "skipped: no relevant blocks"
         return synthesis.IDK, "synthesis"
     sources = [
-        synthesis.Source(n=i + 1, title=h.block.title, text=h.block.content, date=_date(h))
+        synthesis.Source(
+            n=i + 1,
+            title=h.block.title,
+            text=h.block.content,
+            date=_date(h),
+            sensitivity=h.block.sensitivity,
+        )
         for i, h in enumerate(hits)
         if h.block
     ]
-    answer, status = synthesis.synthesize(llm, query, sources)
+    try:
+        answer, status = synthesis.synthesize(llm, query, sources)
+    except SensitivityBlocked as exc:  # fail closed, and say what to do about it
+        exc.message = (
+            f"Synthesis needs the LLM to read the query and every source, and {exc.message} "
+            "Ask without synthesize, narrow the query (scopes, category, tags), or raise "
+            "CTX_LLM_TRUST for an LLM you trust with this level."
+        )
+        raise
     explain["synthesis"] = status
     return answer, "synthesis"
+
+
+def _not_embedded(hits: list[Hit]) -> list[str]:
+    """Hits without a vector because they are above the embedder's trust (lexical-only)."""
+    return [
+        h.id
+        for h in hits
+        if h.block is not None
+        and h.block.embedding is None
+        and not allows("embed", h.block.sensitivity)
+    ]
 
 
 def _date(hit: Hit) -> str:

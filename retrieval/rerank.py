@@ -16,7 +16,10 @@ from functools import lru_cache
 from typing import Any, Protocol
 
 from ctx import outbound
+from ctx.errors import SensitivityBlocked
 from ctx.registry import resolver as registry
+from ctx.sensitivity import highest, text_level
+from ctx.trust import ensure_trusted
 from retrieval.llm.base import Message
 from retrieval.search import Hit
 from retrieval.stages import QueryContext, Stage
@@ -170,7 +173,12 @@ class Rerank(Stage):
         budget = cfg["CTX_RERANK_BUDGET_MS"] / 1000
         started = time.perf_counter()
         try:
+            ensure_trusted("rerank", _level(ctx, head), backend.name)  # before any byte leaves
             scores = backend.score(ctx.query, [_doc(h) for h in head], budget_s=budget)
+        except SensitivityBlocked as exc:  # an optional stage: nothing sent, fusion order stands
+            blocked = {"backend": backend.name, "status": "blocked", **(exc.details or {})}
+            ctx.explain[self.name] = blocked
+            return hits
         except Exception as exc:
             ctx.explain[self.name] = {
                 "backend": backend.name,
@@ -201,6 +209,12 @@ class Rerank(Stage):
             "ms": round(elapsed * 1000, 1),
         }
         return head + tail
+
+
+def _level(ctx: QueryContext, head: list[Hit]) -> str:
+    """The highest sensitivity among what the judge would read: the query and the blocks."""
+    blocks = [h.block.sensitivity for h in head if h.block is not None]
+    return highest(text_level(ctx.query), *blocks)
 
 
 def _doc(hit: Hit) -> str:

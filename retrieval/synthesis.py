@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ctx.sensitivity import INTERNAL, highest
 from retrieval.llm import LLMError, LLMProvider, Message
 
 log = logging.getLogger("ctx.synthesis")
@@ -39,6 +40,7 @@ class Source:
     title: str
     text: str
     date: str
+    sensitivity: str = INTERNAL  # the block's stored level: the LLM must be trusted with it
 
 
 def lost_in_the_middle(sources: Sequence[Source]) -> list[Source]:
@@ -64,12 +66,19 @@ def messages(question: str, sources: Sequence[Source]) -> list[Message]:
 
 
 def synthesize(llm: LLMProvider, question: str, sources: Sequence[Source]) -> tuple[str, str]:
-    """(answer, status): status is `answered`, `unknown` or `failed` (LLM error → IDK)."""
+    """(answer, status): status is `answered`, `unknown` or `failed` (LLM error → IDK).
+
+    Fails closed: a source above the LLM's trust raises SensitivityBlocked (nothing is sent);
+    dropping it silently would give an answer that looks complete but is not."""
     if not sources:
         return IDK, "unknown"
     try:
         result = llm.complete(
-            messages(question, sources), schema=SCHEMA, max_tokens=400, pipeline="query.synthesis"
+            messages(question, sources),
+            schema=SCHEMA,
+            max_tokens=400,
+            pipeline="query.synthesis",
+            sensitivity=highest(*(s.sensitivity for s in sources)),
         )
     except LLMError as exc:
         log.warning("synthesis failed: %s", exc.kind)

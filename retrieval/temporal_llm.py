@@ -85,6 +85,7 @@ def resolve(
 @lru_cache(maxsize=512)
 def _ask(query: str, today: str, endpoint: tuple[str, str, str]) -> tuple[DateRange, ...]:
     """One LLM call per (query, day, endpoint); an unusable answer is remembered as ()."""
+    from ctx.errors import SensitivityBlocked
     from retrieval.llm import LLMError, get_llm
 
     llm = get_llm()
@@ -104,6 +105,9 @@ def _ask(query: str, today: str, endpoint: tuple[str, str, str]) -> tuple[DateRa
         result = llm.complete(messages, schema=SCHEMA, max_tokens=120, pipeline=PIPELINE)
     except LLMError as err:
         log.info("temporal fallback: LLM unusable (%s)", err.kind)
+        return ()
+    except SensitivityBlocked:  # the query holds a secret: the rules' reading stands
+        log.info("temporal fallback skipped: the query is above CTX_LLM_TRUST")
         return ()
     return checked((result.json or {}).get("ranges"), date.fromisoformat(today))
 

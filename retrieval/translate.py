@@ -48,6 +48,7 @@ def _translate(query: str, target: str) -> str | None:
 @lru_cache(maxsize=1024)
 def _cached(query: str, target: str, endpoint: tuple[str, str, str]) -> str | None:
     """One translation per (query, language, LLM endpoint): a model change is a new entry."""
+    from ctx.errors import SensitivityBlocked
     from retrieval.llm import LLMError, get_llm
 
     llm = get_llm()
@@ -69,6 +70,9 @@ def _cached(query: str, target: str, endpoint: tuple[str, str, str]) -> str | No
             pipeline="query.translate",
         )
     except LLMError:
+        return None
+    except SensitivityBlocked:  # a query holding a secret is searched untranslated
+        log.info("translation skipped: the query is above CTX_LLM_TRUST")
         return None
     text = str((result.json or {}).get("translation", ""))
     return text.strip() if valid(query, text) else None

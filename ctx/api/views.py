@@ -43,6 +43,7 @@ def block_input(data: dict[str, Any]) -> BlockInput:
         valid_to=v.timestamp(data, "valid_to"),
         source=v.string(data, "source", max_len=200, required=False),
         source_time=v.timestamp(data, "source_time"),
+        sensitivity=v.sensitivity(data),
     )
 
 
@@ -68,6 +69,7 @@ class StoreView(APIView):
             "action": result.action,
             "id": str(block.pk),
             "scope": block.scope.name,
+            **store_sensitivity(result),
         }
         for hint in STORE_HINTS:
             body.update(hint(principal, block))
@@ -88,7 +90,18 @@ class StoreBatchView(APIView):
         results = services.block_upsert_many(
             principal=_principal(request), scope=_scope_arg(data), items=items
         )
-        return ok({"results": [{"id": str(r.block.pk), "action": r.action} for r in results]})
+        rows = [
+            {"id": str(r.block.pk), "action": r.action, **store_sensitivity(r)} for r in results
+        ]
+        return ok({"results": rows})
+
+
+def store_sensitivity(result: services.UpsertResult) -> dict[str, Any]:
+    """The stored level and the detectors that fired (names only, never the matched text)."""
+    return {
+        "sensitivity": result.block.sensitivity,
+        "sensitivity_reasons": list(result.sensitivity_reasons),
+    }
 
 
 def _indexed(index: int, parse: Callable[[Any], BlockInput], item: Any) -> BlockInput:
@@ -152,6 +165,7 @@ def _update_fields(fields: dict[str, Any]) -> dict[str, Any]:
         "type": lambda: v.block_type(fields),
         "valid_from": lambda: v.timestamp(fields, "valid_from"),
         "valid_to": lambda: v.timestamp(fields, "valid_to"),
+        "sensitivity": lambda: v.sensitivity(fields),
     }
     return {name: parsers[name]() for name in fields}
 

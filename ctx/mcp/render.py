@@ -59,6 +59,9 @@ def store(p: Payload) -> str:
         text = f"Unchanged: block {p['id']} in scope {p['scope']} already holds this content."
     else:
         text = f"{p['action'].capitalize()} block {p['id']} in scope {p['scope']}."
+    if p.get("sensitivity_reasons"):  # names of detectors, never the matched text
+        reasons = ", ".join(p["sensitivity_reasons"])
+        text += f"\nSensitivity: {p['sensitivity']} (detected: {reasons})."
     twin = (p.get("guard") or {}).get("near_duplicate")
     if twin:
         text += (

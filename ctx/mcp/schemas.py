@@ -63,6 +63,8 @@ class StoreOutput(Envelope, total=False):
     id: str
     scope: str
     guard: dict[str, Any]  # near-duplicate hint: {"checked": bool, "near_duplicate": {...}|null}
+    sensitivity: str  # the stored level: public | internal | personal | credentials
+    sensitivity_reasons: list[str]  # detectors that raised it (names only)
 
 
 class SearchOutput(Envelope, total=False):

@@ -17,11 +17,11 @@ from pydantic import Field
 from ctx import selectors, services
 from ctx import validation as v
 from ctx.api import presenters
-from ctx.api.views import MANAGE_ACTIONS, STORE_HINTS, block_input
+from ctx.api.views import MANAGE_ACTIONS, STORE_HINTS, block_input, store_sensitivity
 from ctx.mcp import render, schemas
 from ctx.mcp.auth import current_principal
 from ctx.mcp.results import Payload, run
-from ctx.models import BlockType
+from ctx.models import BlockType, Sensitivity
 from ctx.principal import Principal
 from retrieval import lexical
 from retrieval.query import QueryParams, run_query
@@ -70,6 +70,14 @@ BlockTypeName = Annotated[
     Field(json_schema_extra={"enum": list(BlockType.values)}, description="Kind of block."),
 ]
 Metadata = Annotated[dict[str, Any] | None, Field(description="Free-form JSON (≤ 16 KB).")]
+SensitivityName = Annotated[
+    str | None,
+    Field(
+        json_schema_extra={"enum": list(Sensitivity.values)},
+        description="public < internal < personal < credentials; default internal. "
+        "A detector raises it when the text holds secrets or personal data.",
+    ),
+]
 When = Annotated[
     str | None, Field(max_length=40, description="ISO-8601 date or datetime, e.g. 2026-03-01.")
 ]
@@ -137,7 +145,12 @@ def _store(principal: Principal, data: dict[str, Any]) -> Payload:
     scope = v.string(data, "scope", max_len=100, required=False) or None
     result = services.block_upsert(principal=principal, scope=scope, data=block_input(data))
     block = result.block
-    body: Payload = {"action": result.action, "id": str(block.pk), "scope": block.scope.name}
+    body: Payload = {
+        "action": result.action,
+        "id": str(block.pk),
+        "scope": block.scope.name,
+        **store_sensitivity(result),
+    }
     for hint in STORE_HINTS:  # the same extras as /api/store (near-duplicate hints)
         body.update(hint(principal, block))
     return body
@@ -159,6 +172,7 @@ async def store(
     source: Annotated[
         str | None, Field(max_length=200, description="Where this came from (a URL, a person).")
     ] = None,
+    sensitivity: SensitivityName = None,
 ) -> Annotated[CallToolResult, schemas.StoreOutput]:
     data = _body(
         category=category,
@@ -171,6 +185,7 @@ async def store(
         valid_from=valid_from,
         valid_to=valid_to,
         source=source,
+        sensitivity=sensitivity,
     )
     return await _call(_store, data, render.store)
 

@@ -17,6 +17,8 @@ from typing import Any, ClassVar, Literal, TypedDict
 
 from ctx import outbound
 from ctx.errors import Unavailable
+from ctx.sensitivity import INTERNAL, detect_all, highest
+from ctx.trust import ensure_trusted
 from retrieval.llm.calllog import record_call
 
 Role = Literal["system", "user", "assistant"]
@@ -101,9 +103,11 @@ class LLMProvider(ABC):
         max_tokens: int = 512,
         temperature: float = 0.0,
         pipeline: str,
+        sensitivity: str = INTERNAL,
     ) -> LLMResult:
         """The model's answer; with a schema, `json` holds the validated object.
-        Raises LLMError."""
+        `sensitivity` is the highest level of what the messages carry (the blocks' stored
+        levels). Raises LLMError; SensitivityBlocked when that is above CTX_LLM_TRUST."""
 
 
 class HttpLLM(LLMProvider):
@@ -130,7 +134,12 @@ class HttpLLM(LLMProvider):
         max_tokens: int = 512,
         temperature: float = 0.0,
         pipeline: str,
+        sensitivity: str = INTERNAL,
     ) -> LLMResult:
+        # The one LLM guard, before the call log and the wire: the declared level, raised by
+        # what the detector finds in the messages themselves (queries, under-declared text).
+        found = detect_all(m["content"] for m in messages).level
+        ensure_trusted("llm", highest(sensitivity, found))
         ask = Ask(list(messages), schema, max_tokens, temperature, pipeline)
         started = time.monotonic()
         try:

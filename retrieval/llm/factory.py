@@ -11,6 +11,7 @@ from typing import Any
 from django.core.exceptions import ImproperlyConfigured
 
 from ctx.registry import resolver as registry
+from ctx.sensitivity import INTERNAL
 from retrieval.llm.base import LLMError, LLMProvider, LLMResult, Message
 from retrieval.llm.providers import PROVIDERS
 
@@ -36,12 +37,14 @@ class FallbackLLM(LLMProvider):
         max_tokens: int = 512,
         temperature: float = 0.0,
         pipeline: str,
+        sensitivity: str = INTERNAL,
     ) -> LLMResult:
         kwargs: dict[str, Any] = {
             "schema": schema,
             "max_tokens": max_tokens,
             "temperature": temperature,
             "pipeline": pipeline,
+            "sensitivity": sensitivity,  # each endpoint's complete() enforces CTX_LLM_TRUST
         }
         try:
             return self.primary.complete(messages, **kwargs)

@@ -48,3 +48,20 @@ def test_it_reports_bad_arguments_in_the_error_envelope(live: LiveServer, cast: 
     data, _, error = call(live, cast.owner.key or "", "store", {**NOTE, "content": ""})
     assert error and data["error"]["code"] == "validation_error"  # the schema's minLength
     assert Block.objects.count() == 0
+
+
+def test_it_reports_the_detected_sensitivity(live: LiveServer, cast: Cast) -> None:
+    aws = "AKIA" + "IOSFODNN7EXAMPLE"  # built from parts: no secret-shaped literal in the repo
+    note = {**NOTE, "content": f"Deploys use the access key {aws}."}
+    data, text, error = call(live, cast.owner.key or "", "store", note)
+    assert not error and data["sensitivity"] == "credentials"
+    assert data["sensitivity_reasons"] == ["aws_access_key"]
+    assert "Sensitivity: credentials (detected: aws_access_key)" in text and aws not in text
+    assert Block.objects.get(pk=data["id"]).sensitivity == "credentials"
+
+
+def test_it_accepts_an_explicit_sensitivity(live: LiveServer, cast: Cast) -> None:
+    data, _, error = call(live, cast.owner.key or "", "store", {**NOTE, "sensitivity": "personal"})
+    assert not error and data["sensitivity"] == "personal" and data["sensitivity_reasons"] == []
+    data, _, error = call(live, cast.owner.key or "", "store", {**NOTE, "sensitivity": "secret"})
+    assert error and data["error"]["code"] == "validation_error"

@@ -1,0 +1,354 @@
+"""Sensitivity levels and the write-time detector (pure: no Django, no I/O).
+
+Levels, lowest first: public < internal < personal < credentials. The detector looks for
+credentials (cloud and SaaS key formats, PEM private keys, JWTs, password assignments,
+high-entropy tokens) and personal data (e-mail addresses, phone numbers, IBANs with a valid
+checksum, card numbers passing Luhn). It only ever RAISES a level; it reports detector
+NAMES, never the matched text, so its findings are safe to return and to log.
+
+Every pattern is linear: bounded repetitions, anchored starts (a look-behind that only
+admits token starts), no nested quantifiers, so 50 KB of adversarial text costs
+milliseconds (docs/security.md has the measured worst case).
+
+Decisions (docs/security.md, "What the detector flags"):
+- Pure hex tokens (commit hashes, SHA digests, UUIDs with or without dashes) are NOT
+  high-entropy credentials: in notes they are almost always identifiers. A hex secret is
+  still caught in an assignment (`api_key=…`) or by its provider prefix.
+- Tokens after `base64,` (data: URLs, inline images), inside PEM public keys and
+  certificates, and tokens over 200 characters are data, not secrets; PEM private keys and
+  JWTs have their own detectors.
+- E-mail addresses at reserved example domains (example.com/.org/.net, *.example, *.test,
+  *.invalid, localhost) are not personal data.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import math
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+PUBLIC, INTERNAL, PERSONAL, CREDENTIALS = "public", "internal", "personal", "credentials"
+LEVELS: tuple[str, ...] = (PUBLIC, INTERNAL, PERSONAL, CREDENTIALS)
+_RANK = {name: i for i, name in enumerate(LEVELS)}
+
+
+def rank(level: str) -> int:
+    """The level's position; an unknown name ranks highest (fail closed)."""
+    return _RANK.get(level, len(LEVELS))
+
+
+def highest(*levels: str) -> str:
+    """The most sensitive of the given levels (public when none are given)."""
+    return max(levels, key=rank, default=PUBLIC)
+
+
+def at_most(level: str) -> list[str]:
+    """Every level not above `level`, lowest first."""
+    return [name for name in LEVELS if rank(name) <= rank(level)]
+
+
+@dataclass(frozen=True)
+class Detection:
+    level: str  # public when nothing fired: the detector never lowers a level
+    reasons: tuple[str, ...]  # detector names, sorted; never the matched text
+
+
+Check = Callable[[re.Match[str]], bool]
+
+
+@dataclass(frozen=True)
+class Detector:
+    name: str
+    level: str
+    pattern: re.Pattern[str]
+    check: Check | None = None  # a second look at a match (checksum, entropy, decoding)
+
+
+# A token starts where no token character precedes it: the regex engine then tries a
+# pattern only at token starts, which keeps scanning linear.
+_NOT_AFTER_WORD = r"(?<![A-Za-z0-9_\-])"
+_NOT_BEFORE_WORD = r"(?![A-Za-z0-9_\-])"
+
+
+def _has_digit_and_letter(match: re.Match[str]) -> bool:
+    token = match.group(0)
+    return any(c.isdigit() for c in token) and any(c.isalpha() for c in token)
+
+
+def _jwt_header(match: re.Match[str]) -> bool:
+    """The first part decodes to a JSON object naming an `alg`, as every JWT header does."""
+    head = match.group(1)
+    try:
+        raw = base64.urlsafe_b64decode(head + "=" * (-len(head) % 4))
+        header = json.loads(raw)
+    except (binascii.Error, ValueError):
+        return False
+    return isinstance(header, dict) and "alg" in header
+
+
+_PLACEHOLDER = re.compile(r"^(?:[<$%{\[(]|\*+$|x+$|\.+$)", re.IGNORECASE)
+
+
+def _real_password(match: re.Match[str]) -> bool:
+    """`password=<your password>`, `${DB_PASSWORD}`, `********` are placeholders, not secrets."""
+    return _PLACEHOLDER.match(match.group("value")) is None
+
+
+def shannon_entropy(text: str) -> float:
+    """Bits per character of the text's own character distribution."""
+    if not text:
+        return 0.0
+    counts = Counter(text)
+    total = len(text)
+    return -sum(n / total * math.log2(n / total) for n in counts.values())
+
+
+ENTROPY_MIN_LEN = 24
+ENTROPY_MAX_LEN = 200
+ENTROPY_BITS = 4.0  # random base64 of 24+ chars scores 3.7-5.2, nearly always above 4
+WORDY = 0.5  # random tokens rarely have half their characters in word-like runs (~1 in 100)
+_HEX_OR_UUID = re.compile(r"^[0-9a-fA-F\-]+$")
+_WORD_RUN = re.compile(r"[A-Z]?[a-z]{3,}")
+
+
+def _wordy(token: str) -> float:
+    """The share of characters in word-like runs (`Login`, `site`): identifiers and paths
+    (`fixTheLoginFlow_v2`, `src/UserProfile2Card`) are mostly words, random tokens are not."""
+    return sum(len(run) for run in _WORD_RUN.findall(token)) / len(token)
+
+
+def _random_token(match: re.Match[str]) -> bool:
+    token = match.group(0)
+    start = match.start()
+    if match.string[max(0, start - 7) : start].lower() == "base64,":
+        return False  # a data: URL (inline image), not a secret
+    if _HEX_OR_UUID.match(token):
+        return False  # hashes and ids: see the module docstring
+    if _in_public_pem(match.string, start):
+        return False  # public keys and certificates are base64 by nature, and not secret
+    kinds = (
+        any(c.isdigit() for c in token)
+        + any(c.islower() for c in token)
+        + any(c.isupper() for c in token)
+    )
+    return kinds == 3 and _wordy(token) < WORDY and shannon_entropy(token) >= ENTROPY_BITS
+
+
+_PEM_WINDOW = 16_384  # a certificate chain's block; bounds the look-back per token
+
+
+def _in_public_pem(text: str, start: int) -> bool:
+    """Whether `start` lies inside a `-----BEGIN PUBLIC KEY/CERTIFICATE-----` block."""
+    window = max(0, start - _PEM_WINDOW)
+    begin = text.rfind("-----BEGIN ", window, start)
+    if begin < 0 or text.rfind("-----END ", begin, start) >= 0:
+        return False
+    label = text[begin + 11 : begin + 60]
+    return label.startswith(("PUBLIC KEY", "CERTIFICATE", "RSA PUBLIC KEY", "SSH2 PUBLIC KEY"))
+
+
+def _iban_checksum(match: re.Match[str]) -> bool:
+    iban = match.group(0).replace(" ", "")
+    if not 15 <= len(iban) <= 34:
+        return False
+    moved = iban[4:] + iban[:4]
+    digits = "".join(str(int(c, 36)) for c in moved)
+    return int(digits) % 97 == 1
+
+
+def luhn(digits: str) -> bool:
+    total = 0
+    for i, char in enumerate(reversed(digits)):
+        n = int(char)
+        if i % 2 == 1:
+            n = n * 2 - 9 if n > 4 else n * 2
+        total += n
+    return total % 10 == 0
+
+
+_CARD_PREFIX = re.compile(r"^(?:4|5[1-5]|2[2-7]|3[47]|6(?:011|5))")
+
+
+def _card(match: re.Match[str]) -> bool:
+    digits = re.sub(r"[ -]", "", match.group(0))
+    if not 13 <= len(digits) <= 19 or len(set(digits)) == 1:
+        return False
+    return _CARD_PREFIX.match(digits) is not None and luhn(digits)
+
+
+_EXAMPLE_DOMAIN = re.compile(
+    r"(?:^|\.)(?:example\.(?:com|org|net)|[^.]+\.(?:example|test|invalid|localhost))$",
+    re.IGNORECASE,
+)
+
+
+def _real_email(match: re.Match[str]) -> bool:
+    return _EXAMPLE_DOMAIN.search(match.group("domain")) is None
+
+
+def _phone_digits(match: re.Match[str]) -> bool:
+    count = sum(c.isdigit() for c in match.group(0))
+    return 8 <= count <= 15
+
+
+# Names of secret fields (AWS_SECRET_ACCESS_KEY, db.password, OPENAI_API_KEY, kennwort).
+_SENSITIVE_FIELDS = (
+    r"password|passwd|passwort|kennwort|passphrase|pwd|secret|api[_-]?key|private[_-]?key|"
+    r"access[_-]?key|access[_-]?token|auth[_-]?token|refresh[_-]?token"
+)
+
+DETECTORS: tuple[Detector, ...] = (
+    Detector(
+        "aws_access_key",
+        CREDENTIALS,
+        re.compile(_NOT_AFTER_WORD + r"(?:AKIA|ASIA)[A-Z2-7]{16}" + _NOT_BEFORE_WORD),
+    ),
+    Detector(
+        "gcp_service_account",
+        CREDENTIALS,
+        re.compile(r'"private_key"\s{0,10}:\s{0,10}"-----BEGIN'),
+    ),
+    Detector(
+        "azure_connection_string",
+        CREDENTIALS,
+        re.compile(r"(?<![A-Za-z])(?:AccountKey|SharedAccessKey)=[A-Za-z0-9+/]{20,}"),
+    ),
+    Detector(
+        "github_token",
+        CREDENTIALS,
+        re.compile(
+            _NOT_AFTER_WORD + r"(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})"
+        ),
+    ),
+    Detector(
+        "gitlab_token", CREDENTIALS, re.compile(_NOT_AFTER_WORD + r"glpat-[A-Za-z0-9_\-]{20,}")
+    ),
+    Detector(
+        "slack_token", CREDENTIALS, re.compile(_NOT_AFTER_WORD + r"xox[abpr]-[A-Za-z0-9\-]{10,}")
+    ),
+    Detector(
+        "stripe_key", CREDENTIALS, re.compile(_NOT_AFTER_WORD + r"[sr]k_live_[A-Za-z0-9]{20,}")
+    ),
+    Detector(
+        "anthropic_key", CREDENTIALS, re.compile(_NOT_AFTER_WORD + r"sk-ant-[A-Za-z0-9_\-]{20,}")
+    ),
+    Detector(
+        "openai_key",
+        CREDENTIALS,
+        re.compile(_NOT_AFTER_WORD + r"sk-(?!ant-)(?:proj-)?[A-Za-z0-9_\-]{20,}"),
+        _has_digit_and_letter,
+    ),
+    Detector(
+        "google_api_key",
+        CREDENTIALS,
+        re.compile(_NOT_AFTER_WORD + r"AIza[0-9A-Za-z_\-]{35}" + _NOT_BEFORE_WORD),
+    ),
+    Detector(
+        "pem_private_key",
+        CREDENTIALS,
+        re.compile(r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"),
+    ),
+    Detector(
+        "jwt",
+        CREDENTIALS,
+        re.compile(
+            _NOT_AFTER_WORD + r"(eyJ[A-Za-z0-9_\-]{4,})\.[A-Za-z0-9_\-]{4,}\.[A-Za-z0-9_\-]{4,}"
+        ),
+        _jwt_header,
+    ),
+    Detector(
+        "password_assignment",
+        CREDENTIALS,
+        re.compile(
+            r"(?i)(?<![A-Za-z0-9])(?:[A-Za-z0-9]{1,20}[_.\-]){0,3}(?:" + _SENSITIVE_FIELDS + r")"
+            r"[\"']?\s{0,3}(?::=|=>|[:=])\s{0,3}[\"']?"
+            r"(?P<value>[^\s\"'<>]{6,200})"
+        ),
+        _real_password,
+    ),
+    Detector(
+        "high_entropy_token",
+        CREDENTIALS,
+        re.compile(
+            rf"(?<![A-Za-z0-9+/_\-])[A-Za-z0-9+/_\-]{{{ENTROPY_MIN_LEN},{ENTROPY_MAX_LEN}}}"
+            r"={0,2}(?![A-Za-z0-9+/_\-])"
+        ),
+        _random_token,
+    ),
+    Detector(
+        "email_address",
+        PERSONAL,
+        re.compile(
+            r"(?<![A-Za-z0-9._%+\-])[A-Za-z0-9._%+\-]{1,64}@"
+            r"(?P<domain>[A-Za-z0-9\-]{1,63}(?:\.[A-Za-z0-9\-]{1,63}){0,8}\.[A-Za-z]{2,24})"
+            r"(?![A-Za-z0-9\-])"
+        ),
+        _real_email,
+    ),
+    Detector(
+        "phone_number",
+        PERSONAL,
+        re.compile(
+            r"(?<![\w+])\+[1-9][0-9 ().\-]{6,18}[0-9](?![\w\-])"
+            r"|(?<!\w)\(\d{3}\)\s?\d{3}-\d{4}(?!\w)"
+            r"|(?<!\w)(?i:tel|phone|mobile|telefon|handy|mobil|fax)\.?:?\s{0,3}"
+            r"\+?[0-9][0-9 ()/.\-]{6,18}[0-9](?![\w\-])"
+        ),
+        _phone_digits,
+    ),
+    Detector(
+        "iban",
+        PERSONAL,
+        re.compile(
+            r"(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?"
+            r"(?![A-Za-z0-9])"
+        ),
+        _iban_checksum,
+    ),
+    Detector(
+        "credit_card",
+        PERSONAL,
+        re.compile(r"(?<![\w\-])\d(?:[ \-]?\d){12,18}(?![\w\-])"),
+        _card,
+    ),
+)
+
+
+def _fires(detector: Detector, text: str) -> bool:
+    for match in detector.pattern.finditer(text):
+        if detector.check is None or detector.check(match):
+            return True
+    return False
+
+
+def detect(text: str) -> Detection:
+    """The level the text's content calls for, and which detectors fired."""
+    fired = [d for d in DETECTORS if _fires(d, text)]
+    level = highest(*(d.level for d in fired)) if fired else PUBLIC
+    return Detection(level=level, reasons=tuple(sorted({d.name for d in fired})))
+
+
+def detect_block(
+    title: str, content: str, tags: Iterable[str] = (), metadata: Mapping[str, Any] | None = None
+) -> Detection:
+    """`detect` over everything a block stores as text: title, content, tags and metadata."""
+    parts = [title, content, " ".join(tags)]
+    if metadata:
+        parts.append(json.dumps(metadata, ensure_ascii=False))
+    return detect("\n".join(parts))
+
+
+def text_level(text: str, floor: str = INTERNAL) -> str:
+    """The level of a tenant's free text (a query): at least `floor`, raised by the detector."""
+    return highest(floor, detect(text).level)
+
+
+def detect_all(texts: Iterable[str]) -> Detection:
+    """`detect` over several texts (a prompt's messages, a batch of passages)."""
+    return detect("\n".join(texts))
