@@ -11,6 +11,7 @@ from django.db.models import Case, Count, Q, Value, When
 
 from ctx.errors import NotFound
 from ctx.principal import Principal
+from ctx.trust import allowed_levels
 from dream.models import Link, LinkClass, LinkOrigin
 
 LINK_NOT_FOUND = "Link not found."
@@ -83,7 +84,8 @@ WHERE d.scope_id = ANY(%(scopes)s) AND NOT b.archived GROUP BY d.level ORDER BY 
 
 _PENDING = """
 SELECT
-  count(*) FILTER (WHERE b.embedding IS NULL) AS awaiting_embedding,
+  count(*) FILTER (
+      WHERE b.embedding IS NULL AND b.sensitivity = ANY(%(sendable)s)) AS awaiting_embedding,
   count(*) FILTER (WHERE b.embedding IS NOT NULL AND NOT EXISTS (
       SELECT 1 FROM dream_dreamstate d WHERE d.block_id = b.id)) AS unscheduled
 FROM ctx_block b
@@ -94,7 +96,8 @@ WHERE b.scope_id = ANY(%(scopes)s) AND NOT b.archived AND b.type <> 'digest'
 def queue_stats(scope_ids: list[int], *, now: datetime) -> dict[str, Any]:
     """The dream queue of the given scopes: due now, cooling down, claimed, never dreamed
     (including embedded blocks not yet scheduled), awaiting embedding, back-off levels."""
-    params: dict[str, Any] = {"scopes": scope_ids, "now": now}
+    # Blocks above the embedder's trust never get a vector (docs/security.md): not awaiting.
+    params: dict[str, Any] = {"scopes": scope_ids, "now": now, "sendable": allowed_levels("embed")}
     with connection.cursor() as cur:
         cur.execute(_STATS, params)
         pickable, cooldown, claimed, never, failing, cycles = cur.fetchone()

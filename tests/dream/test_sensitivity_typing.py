@@ -60,3 +60,13 @@ def test_it_respects_a_level_set_by_hand_on_harmless_text(cast: Cast, settings: 
         )
         run_cycles(worker="w")
     assert server.seen == []
+
+
+def test_it_does_not_count_a_block_above_the_embedders_trust_as_awaiting(
+    cast: Cast, settings: Any
+) -> None:
+    settings_ctx(settings, CTX_EMBED_PROVIDER="openai", CTX_EMBED_MODEL="m")  # trust: internal
+    put("acme:main", "Key", f"the key {AWS}", [], embed=False)  # stays lexical-only
+    put("acme:main", "Pending", "no vector yet", [], embed=False)
+    queue = cast.owner.get("/api/dream/stats")[1]["queue"]
+    assert queue["awaiting_embedding"] == 1
