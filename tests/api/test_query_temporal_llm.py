@@ -122,6 +122,7 @@ def test_it_answers_without_the_llm_when_it_is_down(settings: Any, cast: Cast) -
 def test_it_does_not_ask_the_llm_when_a_rule_resolved_the_query(settings: Any, cast: Cast) -> None:
     _corpus(cast)
     seen: list[Seen] = []
+
     def answer(req: Seen, n: int) -> Reply:
         seen.append(req)
         return _llm_answer([])
