@@ -400,6 +400,34 @@ KNOBS: tuple[Knob, ...] = (
         "Trust X-Forwarded-Proto/-Host/-For from one reverse proxy in front of ctx.",
     ),
     # --- end MCP/OAuth --------------------------------------------------------------------------
+    # --- rate limits (ctx/ratelimit.py, docs/api.md "Rate limits") ------------------------------
+    _knob(
+        "CTX_RATE_READ_PER_MIN",
+        "int",
+        600,
+        "Reads (search, query, get, lists) per API key and minute; 0 = reads unlimited.",
+        bounds=(0, 1_000_000),
+        live=True,
+    ),
+    _knob(
+        "CTX_RATE_WRITE_PER_MIN",
+        "int",
+        1200,
+        "Blocks written (a batch counts each block) and other writes per API key and minute; "
+        "0 = writes unlimited.",
+        bounds=(0, 1_000_000),
+        live=True,
+    ),
+    _knob(
+        "CTX_RATE_BURST",
+        "int",
+        0,
+        "Token-bucket size: requests a key may make at once before the per-minute rate applies; "
+        "0 = rate limiting off.",
+        bounds=(0, 1_000_000),
+        live=True,
+    ),
+    # --- end rate limits ----------------------------------------------------------------------
     _knob(
         "CTX_RERANK_BACKEND",
         "str",

@@ -153,6 +153,8 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     retry_after = (err.details or {}).get("retry_after")
     if retry_after is not None:
         response["Retry-After"] = str(retry_after)
+    for name, value in getattr(err, "headers", {}).items():  # e.g. X-RateLimit-* on a 429
+        response[name] = value
     return response
 
 

@@ -131,6 +131,8 @@ REST_FRAMEWORK = {
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "EXCEPTION_HANDLER": "ctx.errors.exception_handler",
     "UNAUTHENTICATED_USER": None,
+    # Per-key read/write token buckets in Redis (ctx/ratelimit.py; CTX_RATE_*).
+    "DEFAULT_THROTTLE_CLASSES": ["ctx.api.throttle.KeyRateThrottle"],
 }
 
 LOGGING = {

@@ -18,6 +18,7 @@ urlpatterns = [
     path("api/manage", views.ManageView.as_view()),
     path("api/whoami", views.WhoAmIView.as_view()),
     path("api/admin/scopes", views.ScopeCreateView.as_view()),
+    path("", include("ctx.api.tenancy_urls")),  # tenants, keys, OAuth clients (docs/api.md)
     path("api/secrets", secret_views.SecretListView.as_view()),
     path("api/secrets/<str:name>", secret_views.SecretView.as_view()),
     path("api/settings", setting_views.SettingListView.as_view()),

@@ -1,0 +1,242 @@
+"""Tenant lifecycle and key management by tier (docs/api.md "Permissions").
+
+Writes are named `noun_verb` like ctx.services; each takes the calling principal and checks its
+tier before anything else, so every interface (HTTP, CLI over HTTP) gets the same rules.
+Targets outside the caller's reach answer exactly like missing ones (404, same body).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.db.models import Count, Q
+from django.utils import timezone
+
+from ctx import services
+from ctx.errors import Conflict, NotFound, ValidationFailed
+from ctx.models import ApiKey, Block, Scope, Tenant
+from ctx.permissions import (
+    require_can_manage_role,
+    require_server_admin,
+    require_tier,
+)
+from ctx.principal import Principal
+
+log = logging.getLogger("ctx.tenancy")
+
+TENANT_NOT_FOUND = "Tenant not found."
+KEY_NOT_FOUND = "Key not found."
+TENANT_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")  # a slug that makes valid scope names
+DELETE_BATCH = 1000  # blocks (with their dependants) per transaction: bounded locks and WAL
+
+
+# --- tenants (server admins only) ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NewTenant:
+    tenant: Tenant
+    owner: ApiKey
+    raw_key: str  # shown once
+
+
+def _tenant(name: str) -> Tenant:
+    tenant = Tenant.objects.filter(name=name).first()
+    if tenant is None:
+        raise NotFound(TENANT_NOT_FOUND)
+    return tenant
+
+
+@transaction.atomic
+def tenant_create_with_owner(
+    *, principal: Principal, name: str, display_name: str = "", scopes: Iterable[str] = ()
+) -> NewTenant:
+    """A tenant, its scopes and a first owner key (home `<name>:main`, writes every scope)."""
+    require_server_admin(principal)
+    if not TENANT_NAME_RE.match(name):
+        raise ValidationFailed(
+            "A tenant name is 1-64 characters of a-z, 0-9 and '-'.", details={"field": "name"}
+        )
+    tenant = services.tenant_create(name=name, display_name=display_name, scopes=scopes)
+    every = list(tenant.scopes.order_by("name").values_list("name", flat=True))
+    key, raw = services.key_create(
+        tenant=tenant, name="owner", home=f"{name}:main", write=every, role=ApiKey.Role.OWNER
+    )
+    log.info("tenant %s created by key %s", name, principal.key.prefix)
+    return NewTenant(tenant, key, raw)
+
+
+def tenants_list(*, principal: Principal) -> list[dict[str, Any]]:
+    require_server_admin(principal)
+    rows = Tenant.objects.annotate(
+        scope_count=Count("scopes", distinct=True),
+        active_keys=Count("keys", filter=Q(keys__active=True), distinct=True),
+    ).order_by("name")
+    return [
+        {
+            "name": t.name,
+            "display_name": t.display_name,
+            "status": t.status,
+            "scopes": t.scope_count,
+            "active_keys": t.active_keys,
+            "created_at": t.created_at.isoformat(),
+        }
+        for t in rows
+    ]
+
+
+def _not_own(principal: Principal, tenant: Tenant) -> None:
+    # A server admin locking out its own tenant would lock itself out of the server.
+    if tenant.pk == principal.tenant_id:
+        raise Conflict("A server admin cannot suspend or delete its own tenant.")
+
+
+def tenant_set_status(*, principal: Principal, name: str, status: str) -> Tenant:
+    """Suspend or resume. Keys and OAuth tokens check the status on every request: at once."""
+    require_server_admin(principal)
+    tenant = _tenant(name)
+    if status == Tenant.Status.SUSPENDED:
+        _not_own(principal, tenant)
+    Tenant.objects.filter(pk=tenant.pk).update(status=status)
+    tenant.status = status
+    log.info("tenant %s %s by key %s", name, status, principal.key.prefix)
+    return tenant
+
+
+def tenant_delete(*, principal: Principal, name: str, batch: int = DELETE_BATCH) -> dict[str, int]:
+    require_server_admin(principal)
+    tenant = _tenant(name)
+    _not_own(principal, tenant)
+    return tenant_purge(tenant, batch=batch)
+
+
+def tenant_purge(tenant: Tenant, *, batch: int = DELETE_BATCH) -> dict[str, int]:
+    """Delete a tenant and everything it owns, in order, in bounded transactions.
+
+    Suspended first (committed), so its keys stop before anything is removed and a crash
+    leaves a suspended, partly emptied tenant that a re-run finishes. Then blocks with their
+    dependants (links, anchors, chunks, dream rows) in batches, then keys with their OAuth users
+    (tokens, grants, the clients they created), then scopes (secrets, scope rows of other apps),
+    then the tenant. Keys go before scopes because a key's home scope is protected.
+    """
+    Tenant.objects.filter(pk=tenant.pk).update(status=Tenant.Status.SUSPENDED)
+    counts = {"blocks": _purge_blocks(tenant, batch)}
+    with transaction.atomic():
+        counts["keys"] = _purge_keys(tenant)
+    with transaction.atomic():
+        counts["scopes"] = Scope.objects.filter(tenant=tenant).count()
+        Scope.objects.filter(tenant=tenant).delete()
+        Tenant.objects.filter(pk=tenant.pk).delete()
+    log.info("tenant %s deleted: %s", tenant.name, counts)
+    return counts
+
+
+def _purge_blocks(tenant: Tenant, batch: int) -> int:
+    done = 0
+    while True:
+        with transaction.atomic():
+            ids = list(
+                Block.objects.filter(scope__tenant=tenant).values_list("pk", flat=True)[:batch]
+            )
+            if not ids:
+                return done
+            # The ORM collector follows every CASCADE, so dependants added by later apps go too.
+            Block.objects.filter(pk__in=ids).delete()
+        done += len(ids)
+        log.info("tenant %s: %d blocks deleted so far", tenant.name, done)
+
+
+def _purge_keys(tenant: Tenant) -> int:
+    from ctx.oauth.models import ApiKeyUser
+
+    user_ids = ApiKeyUser.objects.filter(api_key__tenant=tenant).values_list("user_id", flat=True)
+    get_user_model().objects.filter(pk__in=list(user_ids)).delete()
+    keys = ApiKey.objects.filter(tenant=tenant)
+    count = keys.count()
+    keys.delete()
+    return count
+
+
+# --- keys (tenant admins and up) ------------------------------------------------------------
+
+
+def _target_tenant(principal: Principal, name: str | None) -> Tenant:
+    """The caller's tenant, or another one for a server admin; 404 for anything else."""
+    if not name or name == principal.tenant_name:
+        return Tenant.objects.get(pk=principal.tenant_id)
+    if not principal.is_admin:
+        raise NotFound(TENANT_NOT_FOUND)
+    return _tenant(name)
+
+
+@dataclass(frozen=True)
+class KeySpec:
+    name: str
+    role: str = ApiKey.Role.MEMBER
+    home: str | None = None
+    read: tuple[str, ...] = ()
+    write: tuple[str, ...] | None = None
+    is_admin: bool = False
+
+
+def key_create_for(
+    *, principal: Principal, spec: KeySpec, tenant: str | None = None
+) -> tuple[ApiKey, str]:
+    """Mint a key in the caller's tenant (or any, for a server admin); never above one's tier."""
+    require_tier(principal)
+    target = _target_tenant(principal, tenant)
+    require_can_manage_role(principal, spec.role, is_admin=spec.is_admin)
+    home = spec.home or (spec.write[0] if spec.write else f"{target.name}:main")
+    key, raw = services.key_create(
+        tenant=target,
+        name=spec.name,
+        home=home,
+        read=spec.read,
+        write=spec.write,
+        is_admin=spec.is_admin,
+        role=spec.role,
+    )
+    log.info(
+        "key %s (%s) created in %s by %s", key.prefix, key.role, target.name, principal.key.prefix
+    )
+    return key, raw
+
+
+def keys_list(*, principal: Principal, tenant: str | None = None) -> list[ApiKey]:
+    require_tier(principal)
+    target = _target_tenant(principal, tenant)
+    return list(
+        ApiKey.objects.filter(tenant=target)
+        .select_related("home_scope", "tenant")
+        .prefetch_related("read_scopes", "write_scopes")
+        .order_by("created_at", "pk")
+    )
+
+
+def normalize_prefix(text: str) -> str:
+    """`ctx_<prefix>_<secret>`, `ctx_<prefix>_…` or the bare prefix → the prefix."""
+    return text.strip().removeprefix("ctx_").split("_")[0]
+
+
+def key_revoke_for(*, principal: Principal, prefix: str) -> ApiKey:
+    """Revoke a key the caller may manage; effective on the key's next request. Idempotent."""
+    require_tier(principal)
+    qs = ApiKey.objects.select_related("tenant").filter(prefix=normalize_prefix(prefix))
+    if not principal.is_admin:
+        qs = qs.filter(tenant_id=principal.tenant_id)
+    key = qs.first()
+    if key is None:
+        raise NotFound(KEY_NOT_FOUND)
+    require_can_manage_role(principal, key.role, is_admin=key.is_admin)
+    if key.active:
+        key.active = False
+        key.revoked_at = timezone.now()
+        key.save(update_fields=["active", "revoked_at"])
+        log.info("key %s revoked by %s", key.prefix, principal.key.prefix)
+    return key

@@ -1,0 +1,58 @@
+from __future__ import annotations
+
+from tests.cli.conftest import Cli
+from tests.conftest import Api, Cast
+
+
+def test_it_creates_a_key_that_works_and_is_shown_once(cli: Cli) -> None:
+    run = cli("keys", "create", "laptop", "--write", "acme:team", "--read", "acme:main")
+    assert run.returncode == 0, run.stderr
+    made = run.json()
+    assert (made["role"], made["home_scope"], made["write_scopes"]) == (
+        "member",
+        "acme:team",
+        ["acme:team"],
+    )
+    assert Api(made["key"]).get("/api/whoami")[1]["key"]["name"] == "laptop"
+    listed = cli("keys", "list").json()
+    assert made["key"] not in str(listed)
+    assert "laptop" in [k["name"] for k in listed["keys"]]
+
+
+def test_it_makes_a_read_only_key(cli: Cli) -> None:
+    made = cli("keys", "create", "auditor", "--read-only", "--read", "acme:team").json()
+    assert made["write_scopes"] == [] and made["read_scopes"] == ["acme:team"]
+
+
+def test_it_shows_the_key_once_on_a_terminal(cli: Cli) -> None:
+    run = cli.tty("keys", "create", "laptop")
+    assert run.returncode == 0, run.stderr
+    assert "shown once" in run.stdout and "ctx_" in run.stdout
+
+
+def test_it_lists_keys_as_a_table_on_a_terminal(cli: Cli) -> None:
+    run = cli.tty("keys", "list")
+    assert run.returncode == 0, run.stderr
+    assert "reader" in run.stdout and "owner" in run.stdout and "last used" in run.stdout
+
+
+def test_it_revokes_a_key_at_once(cli: Cli, live_cast: Cast) -> None:
+    made = cli("keys", "create", "temp").json()
+    assert Api(made["key"]).get("/api/whoami")[0] == 200
+    run = cli("keys", "revoke", made["prefix"])
+    assert run.returncode == 0, run.stderr
+    assert run.json()["action"] == "revoked"
+    assert Api(made["key"]).get("/api/whoami")[0] == 401
+
+
+def test_it_reports_the_tier_refusal_of_a_member(cli: Cli, live_cast: Cast) -> None:
+    run = cli("keys", "list", CTX_KEY=live_cast.reader.key)
+    assert run.returncode == 1 and run.stdout == ""
+    assert run.stderr.strip() == "error: This action needs a higher permission tier. (forbidden)"
+
+
+def test_it_cannot_revoke_another_tenants_key(cli: Cli, live_cast: Cast) -> None:
+    theirs = live_cast.outsider.get("/api/whoami")[1]["key"]["prefix"]
+    run = cli("keys", "revoke", theirs)
+    assert run.returncode == 1 and "(not_found)" in run.stderr
+    assert live_cast.outsider.get("/api/whoami")[0] == 200
