@@ -16,6 +16,11 @@ def main() -> None:
     handles = None if offline else attach_embedded()
     from django.core.management import execute_from_command_line
 
+    if sys.argv[1:2] != ["runserver"]:  # commands are not request-driven: every tenant
+        from rls.context import enter_system_process
+
+        enter_system_process()
+
     try:
         execute_from_command_line(sys.argv)
     finally:

@@ -11,6 +11,7 @@ from rest_framework.permissions import BasePermission
 from ctx import selectors
 from ctx.errors import CtxError, ErrorCode
 from ctx.principal import Principal
+from rls import context as rls_context
 
 
 def raw_key(request: HttpRequest) -> str | None:
@@ -32,6 +33,7 @@ class ApiKeyAuthentication(BaseAuthentication):
         principal = selectors.principal_for_key(raw)
         if principal is None:
             raise CtxError("A valid API key is required.", code=ErrorCode.UNAUTHORIZED)
+        rls_context.enter(principal)  # the database shows this request only its scopes
         return principal, raw
 
     def authenticate_header(self, request: Any) -> str:

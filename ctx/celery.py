@@ -11,3 +11,8 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ctx.settings")
 app = Celery("ctx")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+# Workers and beat serve every tenant: they run in the row-level-security system context.
+from rls.signals import connect_celery  # noqa: E402
+
+connect_celery()

@@ -16,6 +16,7 @@ from pathlib import Path
 from types import FrameType
 
 from ctx import config, embedded
+from rls.role import runtime_database_url
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -79,7 +80,15 @@ def _wait_healthy(url: str, procs: list[subprocess.Popen[bytes]], timeout: float
     raise RuntimeError(f"the web server did not answer {url}/health in {timeout:.0f} s")
 
 
-def _spawn(values: dict[str, object], data_dir: Path, port: int) -> list[subprocess.Popen[bytes]]:
+def _runtime_url(handles: embedded.Embedded) -> str | None:
+    """The embedded database as the row-level-security runtime role (migrations and bootstrap
+    ran as the owner). An external DATABASE_URL is used as given: docs/rls.md."""
+    return runtime_database_url(handles.database_url) if handles.database_url else None
+
+
+def _spawn(
+    values: dict[str, object], data_dir: Path, port: int, *, runtime_url: str | None = None
+) -> list[subprocess.Popen[bytes]]:
     py = sys.executable
     run_dir = data_dir / "run"
     commands = [
@@ -130,7 +139,11 @@ def _spawn(values: dict[str, object], data_dir: Path, port: int) -> list[subproc
     ]
     if not values["CTX_WORKERS"]:
         commands = commands[:1] + commands[2:]
-    return [subprocess.Popen(c, cwd=ROOT, env=_thread_env(c, values)) for c in commands]  # noqa: S603
+    envs = [_thread_env(c, values) for c in commands]
+    if runtime_url:
+        for env in envs:
+            env["DATABASE_URL"] = runtime_url
+    return [subprocess.Popen(c, cwd=ROOT, env=e) for c, e in zip(commands, envs, strict=True)]  # noqa: S603
 
 
 def _thread_env(command: list[str], values: dict[str, object]) -> dict[str, str]:
@@ -180,7 +193,7 @@ def run() -> int:
         first_key = _manage("bootstrap", capture=True).strip()
         port = free_port(str(values["CTX_HOST"]), int(str(values["CTX_PORT"])))
         url = f"http://{values['CTX_HOST']}:{port}"
-        procs = _spawn(values, data_dir, port)
+        procs = _spawn(values, data_dir, port, runtime_url=_runtime_url(handles))
         _wait_healthy(url, procs)
         _banner(url, first_key, data_dir)
         while not stopping and all(p.poll() is None for p in procs):

@@ -51,6 +51,7 @@ INSTALLED_APPS = [
     "dream.apps.DreamConfig",
     "secrets.apps.SecretsConfig",
     "frontend.apps.FrontendConfig",
+    "rls.apps.RlsConfig",  # last: its migration polices the other apps' tables
 ]
 
 # One place for the whole schema history (design §2).
@@ -60,6 +61,7 @@ MIGRATION_MODULES = {
     "dream": "migrations.dream",
     "secrets": "migrations.secrets",
     "frontend": "migrations.frontend",
+    "rls": "migrations.rls",
 }
 
 MIDDLEWARE = [

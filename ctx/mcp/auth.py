@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from contextvars import ContextVar
+from contextvars import ContextVar, Token
 
 from oauth2_provider.models import get_access_token_model
 
@@ -11,6 +11,7 @@ from ctx import keys, selectors
 from ctx.oauth import identity
 from ctx.oauth.config import SCOPE
 from ctx.principal import Principal
+from rls import context as rls_context
 
 # Set by the ASGI guard for the duration of one /mcp request; the tools read it.
 _current: ContextVar[Principal | None] = ContextVar("ctx_mcp_principal", default=None)
@@ -42,12 +43,18 @@ def principal_for_token(raw: str, resource: str) -> Principal | None:
     return identity.principal_for_user(token.user_id)
 
 
-def bind(principal: Principal) -> object:
-    return _current.set(principal)
+Handle = tuple[Token[Principal | None], Token[rls_context.Context | None]]
 
 
-def unbind(handle: object) -> None:
-    _current.reset(handle)  # type: ignore[arg-type]
+def bind(principal: Principal) -> Handle:
+    # The ORM threads of this request copy both: the principal and its database scopes.
+    return _current.set(principal), rls_context.enter(principal)
+
+
+def unbind(handle: Handle) -> None:
+    current, scopes = handle
+    rls_context.leave(scopes)
+    _current.reset(current)
 
 
 def current_principal() -> Principal:

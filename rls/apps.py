@@ -1,0 +1,14 @@
+from __future__ import annotations
+
+from django.apps import AppConfig
+
+
+class RlsConfig(AppConfig):
+    name = "rls"
+    label = "rls"
+    verbose_name = "Row-level security"
+
+    def ready(self) -> None:
+        from rls import signals
+
+        signals.connect()
