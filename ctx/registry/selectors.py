@@ -5,12 +5,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, TypedDict
 
-from ctx.config import KNOBS, Knob, mask
+from ctx.config import KNOBS, KNOBS_BY_NAME, Knob, mask
+from ctx.errors import NotFound
 from ctx.models import Tenant
 from ctx.principal import Principal
 
 from . import resolver
 from .models import SettingAudit, SettingOverride
+
+UNKNOWN_MESSAGE = "Unknown setting."
 
 
 class SettingView(TypedDict):
@@ -48,9 +51,23 @@ def describe(knob: Knob, tenant_id: int | None) -> SettingView:
     }
 
 
-def settings_for(tenant: Tenant | None) -> list[SettingView]:
+def visible_knobs(principal: Principal) -> list[Knob]:
+    """Server admins see every knob; tenant admins only what they may tune: the server's own
+    configuration (hosts, paths, providers) is none of a tenant's business."""
+    return [k for k in KNOBS if principal.is_admin or k.tenant]
+
+
+def knob_for(principal: Principal, key: str) -> Knob:
+    """The knob if the caller may see it; the same 404 as an unknown name otherwise."""
+    knob = KNOBS_BY_NAME.get(key)
+    if knob is None or not (principal.is_admin or knob.tenant):
+        raise NotFound(UNKNOWN_MESSAGE)
+    return knob
+
+
+def settings_for(principal: Principal, tenant: Tenant | None) -> list[SettingView]:
     tenant_id = tenant.pk if tenant else None
-    return [describe(k, tenant_id) for k in KNOBS]
+    return [describe(k, tenant_id) for k in visible_knobs(principal)]
 
 
 class AuditView(TypedDict):

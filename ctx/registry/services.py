@@ -21,10 +21,10 @@ from ctx.principal import Principal
 
 from . import resolver
 from .models import SettingAction, SettingAudit, SettingOverride
+from .selectors import UNKNOWN_MESSAGE
 
 log = logging.getLogger("ctx.settings")
 
-UNKNOWN_MESSAGE = "Unknown setting."
 TENANT_NOT_FOUND = "Tenant not found."
 NO_OVERRIDE_MESSAGE = "No override of that setting here."
 

@@ -29,7 +29,7 @@ def _target(request: Request, data: Any) -> Any:
 class SettingListView(APIView):
     def get(self, request: Request) -> Response:
         tenant = _target(request, request.query_params.dict())
-        rows = selectors.settings_for(tenant)
+        rows = selectors.settings_for(_principal(request), tenant)
         return ok({"tenant": tenant.name if tenant else None, "settings": rows})
 
     def put(self, request: Request) -> Response:
@@ -44,7 +44,7 @@ class SettingListView(APIView):
 class SettingView(APIView):
     def get(self, request: Request, key: str) -> Response:
         tenant = _target(request, request.query_params.dict())
-        knob = services.knob_named(key)
+        knob = selectors.knob_for(_principal(request), key)
         return ok({"setting": selectors.describe(knob, _id(tenant))})
 
     def put(self, request: Request, key: str) -> Response:

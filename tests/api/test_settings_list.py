@@ -80,3 +80,12 @@ def test_a_server_admin_reads_and_sets_any_tenant(cast: Cast) -> None:
     assert body["tenant"] == "globex" and _by_name(body)["CTX_RRF_K"]["source"] == "tenant"
     _, acme = cast.owner.get("/api/settings")
     assert _by_name(acme)["CTX_RRF_K"]["value"] == 60
+
+
+def test_a_tenant_owner_sees_only_what_it_may_tune(cast: Cast) -> None:
+    _, body = cast.owner.get("/api/settings")
+    names = set(_by_name(body))
+    assert names == {k.name for k in KNOBS if k.tenant}
+    assert "CTX_DATA_DIR" not in names and "CTX_LLM_BASE_URL" not in names
+    hidden = cast.owner.get("/api/settings/CTX_DATA_DIR")
+    assert hidden == cast.owner.get("/api/settings/CTX_NO_SUCH_KNOB") and hidden[0] == 404
