@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -134,3 +135,19 @@ def test_it_fails_clearly_on_a_missing_folder_or_a_server_error(cli: Cli, vault:
     foreign = cli("ingest", str(vault), "--scope", "globex:main")
     assert foreign.returncode == 1 and foreign.stderr.startswith("error: ")
     assert not (vault / STATE_FILE).exists()
+
+
+def test_it_keeps_what_the_server_confirmed_when_a_later_batch_fails(
+    cli: Cli, tmp_path: Path, settings: Any
+) -> None:
+    settings.CTX = {**settings.CTX, "CTX_MAX_CONTENT_BYTES": 1000}  # the live server's limit
+    root = make_vault(tmp_path / "v", {"a.md": "fits\n", "b.md": "x" * 2000, "c.md": "fits\n"})
+    run = cli("ingest", str(root), "--batch", "1")
+    assert run.returncode == 1 and "[b.md: 'b']" in run.stderr
+    (target,) = json.loads((root / STATE_FILE).read_text())["targets"].values()
+    assert list(target) == ['["notes", "a"]']
+    settings.CTX = {**settings.CTX, "CTX_MAX_CONTENT_BYTES": 50_000}
+    again = cli("ingest", str(root)).json()
+    # c's batch was in flight when b failed: stored, not recorded, so sent again as a no-op
+    assert (again["created"], again["updated"], again["unchanged"]) == (1, 0, 2)
+    assert sorted(Block.objects.values_list("title", flat=True)) == ["a", "b", "c"]

@@ -66,7 +66,7 @@ def test_it_imports_no_server_code() -> None:
 
 
 def test_it_runs_version_without_httpx_or_rich() -> None:
-    imported = _imported_by("version")
+    imported = _imported_by("version", "--client")
     assert "ctx.cli.commands.setup" in imported  # the probe saw the command run
     assert not {m for m in imported if m.split(".")[0] in ("httpx", "rich", "httpcore")}
     assert "httpx" in _imported_by("health")  # and would see httpx if it were loaded

@@ -18,6 +18,7 @@ import json
 import sys
 from typing import IO, Any
 
+from ctx import __version__
 from ctx.cli import CliError
 from ctx.cli.commands import NO_KEY, App
 from ctx.cli.http import _httpx, _reason
@@ -27,6 +28,7 @@ INVALID_REQUEST = -32600
 BRIDGE_ERROR = -32000  # implementation-defined server error range of JSON-RPC 2.0
 READ_TIMEOUT = 300.0  # Claude's own tool-call limit; a query with synthesis may take a while
 ACCEPT = "application/json, text/event-stream"
+HANDSHAKE_VERSION = "2025-11-25"  # the legacy (initialize) wire the server speaks (docs/mcp.md)
 
 
 def _error(msg_id: Any, code: int, message: str) -> dict[str, Any]:
@@ -58,17 +60,18 @@ def _sse_messages(body: bytes) -> list[Any]:
 
 
 class Bridge:
-    def __init__(self, base_url: str, key: str) -> None:
+    def __init__(self, base_url: str, key: str, *, timeout: float = READ_TIMEOUT) -> None:
         httpx = _httpx()
         self.url = base_url.rstrip("/") + "/mcp"
         self._http = httpx.Client(
             headers={"Authorization": f"Bearer {key}", "Accept": ACCEPT},
-            timeout=httpx.Timeout(READ_TIMEOUT, connect=5.0),
+            timeout=httpx.Timeout(timeout, connect=min(timeout, 5.0)),
             verify=base_url.startswith("https://"),
         )
         self._transport_errors: tuple[type[Exception], ...] = (httpx.TransportError,)
         self._timeouts: tuple[type[Exception], ...] = (httpx.TimeoutException,)
         self.protocol_version: str | None = None  # negotiated by initialize; sent on later POSTs
+        self.log_errors = True
 
     def handle(self, line: bytes) -> list[Any]:
         """The messages to write back for one line read from the client (none for a
@@ -119,8 +122,9 @@ class Bridge:
             return self._fail(msg_id, f"unexpected answer from {self.url} (HTTP {status})")
 
     def _fail(self, msg_id: Any, message: str) -> list[Any]:
-        sys.stderr.write(f"ctx mcp-stdio: error: {message}\n")
-        sys.stderr.flush()
+        if self.log_errors:
+            sys.stderr.write(f"ctx mcp-stdio: error: {message}\n")
+            sys.stderr.flush()
         return [] if msg_id is None else [_error(msg_id, BRIDGE_ERROR, message)]
 
     def _note_version(self, message: dict[str, Any], answers: list[Any]) -> None:
@@ -133,6 +137,31 @@ class Bridge:
 
     def close(self) -> None:
         self._http.close()
+
+
+def server_info(base_url: str, key: str, *, timeout: float) -> dict[str, Any]:
+    """The server's `serverInfo` (name, version) from an MCP handshake; CliError if none."""
+    bridge = Bridge(base_url, key, timeout=timeout)
+    bridge.log_errors = False
+    hello = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": HANDSHAKE_VERSION,
+            "capabilities": {},
+            "clientInfo": {"name": "ctx-cli", "version": __version__},
+        },
+    }
+    try:
+        (answer,) = bridge.handle(json.dumps(hello).encode()) or [{}]
+    finally:
+        bridge.close()
+    info = (answer.get("result") or {}).get("serverInfo")
+    if not isinstance(info, dict):
+        error = answer.get("error") or {}
+        raise CliError(str(error.get("message") or "no serverInfo in the MCP handshake"))
+    return info
 
 
 def _is_jsonrpc(body: bytes) -> bool:

@@ -12,13 +12,43 @@ from ctx.cli.commands import App
 from ctx.cli.http import Client
 from ctx.cli.output import Output, fields
 
+VERSION_TIMEOUT = 3.0  # `ctx version` answers quickly even when the server does not
+
+
+def _server_version(app: App) -> tuple[str | None, str | None]:
+    """(version, None) from the server's MCP handshake (its serverInfo), or (None, why not).
+
+    `ctx version` must work without configuration and offline, so nothing here is an error.
+    """
+    try:
+        cfg = app.config
+    except CliError as exc:
+        return None, str(exc)
+    if not cfg.key:
+        return None, "no API key configured"
+    from ctx.cli.commands.mcp_stdio import server_info
+
+    try:
+        info = server_info(cfg.base_url, cfg.key, timeout=VERSION_TIMEOUT)
+    except CliError as exc:
+        return None, exc.message
+    return str(info.get("version") or "") or None, None
+
 
 def version(args: argparse.Namespace, app: App) -> int:
-    # No server endpoint reports a version yet; "server" stays null until one does.
+    if args.client:  # no configuration, no httpx import, no request
+        if app.out.as_json:
+            app.out.json({"client": __version__})
+        else:
+            app.out.text(f"ctx {__version__} (client)")
+        return 0
+    server, why = _server_version(app)
     if app.out.as_json:
-        app.out.json({"client": __version__, "server": None})
+        app.out.json({"client": __version__, "server": server})
+    elif server:
+        app.out.text(f"ctx {__version__} (client), server {server}")
     else:
-        app.out.text(f"ctx {__version__} (client)")
+        app.out.text(f"ctx {__version__} (client), server unknown: {why}")
     return 0
 
 
