@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from ctx import selectors
 from ctx.registry import resolver
 from rls import context as rls
 from tests.api.settings_support import put, server_admin_key
 from tests.conftest import Cast
 from tests.ctx.test_rls import runtime_role  # noqa: F401 - fixture
-from tests.secrets.conftest import VALUE, key_a, make_secret  # noqa: F401 - key_a: autouse
+from tests.secrets.conftest import VALUE, key_a, make_secret, principal  # noqa: F401 - key_a: autouse
 
 pytestmark = pytest.mark.django_db
 
@@ -25,6 +24,6 @@ def test_a_tenants_request_opens_the_servers_referenced_secret(
         make_secret(root, "rerank-token")
     assert put(admin, "CTX_RERANK_API_KEY", {"secret": "rerank-token"})[0] == 200
     resolver.invalidate()
-    acme = selectors.principal_for_key(cast.owner.key)
+    acme = principal(cast.owner_key)
     with rls.using(rls.for_principal(acme)):
         assert resolver.value("CTX_RERANK_API_KEY", acme.tenant_id) == VALUE
