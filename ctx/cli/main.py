@@ -22,10 +22,7 @@ output: tables on a terminal, JSON when piped or with --json.
 exit codes: 0 ok, 1 error (server, network, configuration), 2 usage."""
 
 METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
-PLANNED = {
-    "keys": "manage API keys (not available yet)",
-    "mcp": "MCP endpoint and client set-up (not available yet)",
-}
+PLANNED: dict[str, str] = {}  # commands listed before their server side exists
 
 if TYPE_CHECKING:
     Subparsers = argparse._SubParsersAction[argparse.ArgumentParser]
@@ -233,6 +230,33 @@ def _settings_commands(sub: Subparsers) -> None:
         parser.add_argument("--tenant", help="a tenant's overrides (server admins: any tenant)")
 
 
+def _manage_commands(sub: Subparsers) -> None:
+    keys = _group(sub, "keys", "API keys of your tenant (tenant admins and up)")
+    create = _add(keys, "create", "keys:keys_create", "mint a key; it is shown once")
+    create.add_argument("name")
+    create.add_argument("--role", choices=("member", "admin", "owner"), default="member")
+    create.add_argument("--home", help="home scope (default: first --write or <tenant>:main)")
+    create.add_argument("--read", action="append", help="extra readable scopes (a,b)")
+    create.add_argument("--write", action="append", help="writable scopes (default: the home)")
+    create.add_argument("--read-only", action="store_true", help="no writable scope at all")
+    create.add_argument("--admin", action="store_true", help="server admin (server admins only)")
+    listing = _add(keys, "list", "keys:keys_list", "keys with role, scopes and last use")
+    for parser in (create, listing):
+        parser.add_argument("--tenant", help="another tenant (server admins only)")
+    revoke = _add(keys, "revoke", "keys:keys_revoke", "revoke a key at once")
+    revoke.add_argument("prefix", help="the key's prefix (or the whole key)")
+    mcp = _group(sub, "mcp", "OAuth clients for MCP connectors (tenant admins and up)")
+    add = _add(mcp, "add", "oauth_clients:mcp_add", "create a client (public, PKCE)")
+    add.add_argument("name")
+    add.add_argument(
+        "--redirect-uri", action="append", help="callback URI (repeat; default: claude.ai's)"
+    )
+    add.add_argument("--confidential", action="store_true", help="with a secret, shown once")
+    _add(mcp, "list", "oauth_clients:mcp_list", "clients of your tenant")
+    delete = _add(mcp, "delete", "oauth_clients:mcp_delete", "delete a client and its tokens")
+    delete.add_argument("client_id")
+
+
 def _planned_commands(sub: Subparsers) -> None:
     for name, text in PLANNED.items():
         parser = _add(sub, name, "future:unavailable", text)
@@ -257,6 +281,7 @@ def build_parser() -> argparse.ArgumentParser:
         _dream_commands,
         _secrets_commands,
         _settings_commands,
+        _manage_commands,
         _planned_commands,
     ):
         add(sub)
