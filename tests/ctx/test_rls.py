@@ -250,3 +250,19 @@ def test_it_keeps_the_text_indexes_usable_under_the_policy(
         title = _plan("SELECT id FROM ctx_block WHERE title % 'acme garden'")
     assert "block_tsv_en_gin" in fts, fts
     assert "block_title_trgm" in title, title
+
+
+def test_it_lets_a_server_admin_delete_another_tenant_under_the_runtime_role(
+    tenants: Cast, runtime_role: None
+) -> None:
+    from tests.api.settings_support import server_admin
+
+    with rls.using(rls.SYSTEM):  # the cast's helper writes keys and scopes as a command would
+        admin = server_admin()
+    resp = admin.client.delete(
+        "/api/admin/tenants/globex", headers={"X-Context-Key": str(admin.key)}
+    )
+    assert resp.status_code == 200, resp.content
+    with rls.using(rls.SYSTEM):
+        assert not Block.objects.filter(title__startswith="globex").exists()
+        assert not Scope.objects.filter(name="globex:main").exists()
