@@ -16,6 +16,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models import Count, Q
+from django.db.models.deletion import ProtectedError, RestrictedError
 from django.utils import timezone
 
 from ctx import services
@@ -136,10 +137,23 @@ def tenant_purge(tenant: Tenant, *, batch: int = DELETE_BATCH) -> dict[str, int]
         counts["keys"] = _purge_keys(tenant)
     with transaction.atomic():
         counts["scopes"] = Scope.objects.filter(tenant=tenant).count()
-        Scope.objects.filter(tenant=tenant).delete()
-        Tenant.objects.filter(pk=tenant.pk).delete()
+        _purge_rest(tenant)
     log.info("tenant %s deleted: %s", tenant.name, counts)
     return counts
+
+
+def _purge_rest(tenant: Tenant) -> None:
+    """Scopes and the tenant in one ORM delete: rows that RESTRICT each other (a tenant's
+    setting override naming one of its secrets) must go in the same collector run."""
+    try:
+        Tenant.objects.filter(pk=tenant.pk).delete()
+    except (RestrictedError, ProtectedError):
+        # Something outside the tenant still names one of its rows (a server-wide setting
+        # naming one of its secrets): keep the tenant suspended and say so.
+        raise Conflict(
+            f"Tenant '{tenant.name}' is still referenced from outside it (a server-wide setting "
+            "naming one of its secrets?); remove the reference and delete again."
+        ) from None
 
 
 def _purge_blocks(tenant: Tenant, batch: int) -> int:

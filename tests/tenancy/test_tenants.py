@@ -17,8 +17,10 @@ from ctx import tenancy
 from ctx.mcp.auth import principal_for_bearer
 from ctx.models import ApiKey, Block, Tenant
 from ctx.oauth import identity
+from ctx.registry.models import SettingOverride
 from ctx.selectors import principal_for_key
 from dream.models import Link
+from secrets.models import Secret
 from tests.tenancy.conftest import Client, Tiers
 
 RESOURCE = "http://testserver/mcp"
@@ -128,6 +130,19 @@ def _fill(sa: Client, tenant_name: str, blocks: int) -> Client:
     key = ApiKey.objects.get(prefix=data["owner_prefix"])
     _token_for(key)
     owner.post("/api/oauth/clients", {"name": "c", "redirect_uris": ["http://127.0.0.1:9/cb"]})
+    tenant = Tenant.objects.get(name=tenant_name)
+    secret = Secret.objects.create(
+        scope=tenant.scopes.get(name=f"{tenant_name}:main"),
+        name="llm-key",
+        ciphertext=b"sealed",
+        nonce=b"0" * 12,
+        key_version="v1",
+        created_by="test",
+    )
+    # A tenant override naming the tenant's own secret (RESTRICT): both must go together.
+    SettingOverride.objects.create(
+        key="CTX_LLM_API_KEY", tenant=tenant, secret=secret, updated_by="test"
+    )
     return owner
 
 
@@ -178,3 +193,16 @@ def test_it_leaves_other_tenants_services_working(tiers: Tiers) -> None:
     _fill(tiers.server_admin, "doomed", 2)
     tiers.server_admin.delete("/api/admin/tenants/doomed")
     assert tiers.outsider.post("/api/manage", {"action": "get", "id": kept})[0] == 200
+
+
+def test_it_refuses_to_finish_while_something_outside_names_its_rows(tiers: Tiers) -> None:
+    _fill(tiers.server_admin, "doomed", 2)
+    secret = Secret.objects.get(scope__tenant__name="doomed")
+    server_wide = SettingOverride.objects.create(
+        key="CTX_EMBED_API_KEY", tenant=None, secret=secret, updated_by="test"
+    )
+    status, data = tiers.server_admin.delete("/api/admin/tenants/doomed")
+    assert (status, data["error"]["code"]) == (409, "conflict")
+    assert Tenant.objects.get(name="doomed").status == "suspended"
+    server_wide.delete()
+    assert tiers.server_admin.delete("/api/admin/tenants/doomed")[0] == 200
