@@ -24,6 +24,7 @@ from django.conf import settings
 
 from ctx.errors import CtxError, ErrorCode
 from ctx.principal import Principal
+from ctx.registry import resolver as registry
 
 log = logging.getLogger("ctx.ratelimit")
 
@@ -76,15 +77,15 @@ class Limit:
 
 
 def enabled() -> bool:
-    return int(settings.CTX["CTX_RATE_BURST"]) > 0 and bool(settings.REDIS_URL)
+    return int(registry.value("CTX_RATE_BURST")) > 0 and bool(settings.REDIS_URL)
 
 
 def limit_for(kind: str) -> Limit:
-    # Read on every request: these knobs are live (settings overrides without a restart).
-    per_minute = settings.CTX[
+    # Read on every request: these knobs are live (settings registry, docs/settings.md).
+    per_minute = registry.value(
         "CTX_RATE_WRITE_PER_MIN" if kind == WRITE else "CTX_RATE_READ_PER_MIN"
-    ]
-    return Limit(int(per_minute), int(settings.CTX["CTX_RATE_BURST"]))
+    )
+    return Limit(int(per_minute), int(registry.value("CTX_RATE_BURST")))
 
 
 class RateLimited(CtxError):
