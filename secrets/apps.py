@@ -59,22 +59,31 @@ def _sweep() -> None:
     from django.apps import apps
     from django.db import connection
 
-    from . import services
-
     deadline = time.monotonic() + 60
     while not apps.ready and time.monotonic() < deadline:  # queries wait for the app registry
         time.sleep(0.05)
     try:
-        report = services.secrets_reseal(actor="start-up")
-        log.info(
-            "secrets sweep: %d re-sealed, %d left (no key opens them)",
-            len(report.resealed),
-            len(report.unopenable),
-        )
+        reseal_at_start()
     except Exception:
         log.warning("secrets sweep failed; run `manage.py rotate_secrets`", exc_info=True)
     finally:
         connection.close()  # this thread's own connection
+
+
+def reseal_at_start() -> None:
+    """Re-seal every tenant's secrets. It runs in the row-level-security system context: a web
+    process's own context holds no scopes, and the policies would show the sweep no rows."""
+    from rls import context as rls_context
+
+    from . import services
+
+    with rls_context.using(rls_context.SYSTEM):
+        report = services.secrets_reseal(actor="start-up")
+    log.info(
+        "secrets sweep: %d re-sealed, %d left (no key opens them)",
+        len(report.resealed),
+        len(report.unopenable),
+    )
 
 
 def check_key_settings(app_configs: Any, **kwargs: Any) -> list[Error]:

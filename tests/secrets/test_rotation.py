@@ -8,10 +8,12 @@ import pytest
 from django.conf import LazySettings
 from django.core.management import call_command
 
+from rls import context as rls
 from secrets import services
-from secrets.apps import is_server_process, start_sweep
+from secrets.apps import is_server_process, reseal_at_start, start_sweep
 from secrets.models import Secret, SecretAudit
 from tests.conftest import Cast
+from tests.ctx.test_rls import runtime_role  # noqa: F401 - fixture
 from tests.secrets.conftest import KEY_A, KEY_B, KEY_C, VALUE, make_secret, use_keys, version
 
 
@@ -74,6 +76,22 @@ def test_the_start_up_sweep_runs_in_the_background(cast: Cast, settings: LazySet
     use_keys(settings, KEY_B, previous=KEY_A)
     start_sweep().join(timeout=20)
     assert Secret.objects.get(name="one").key_version == version(KEY_B)
+
+
+@pytest.mark.django_db
+def test_the_start_up_sweep_sees_every_tenant_under_the_runtime_role(
+    cast: Cast,
+    settings: LazySettings,
+    runtime_role: None,  # noqa: F811
+) -> None:
+    # A web process runs as the runtime role with no scopes of its own: the policies hide
+    # every secret unless the sweep asks for the system context.
+    with rls.using(rls.SYSTEM):
+        make_secret(cast.owner_key, "one")
+    use_keys(settings, KEY_B, previous=KEY_A)
+    reseal_at_start()
+    with rls.using(rls.SYSTEM):
+        assert Secret.objects.get(name="one").key_version == version(KEY_B)
 
 
 @pytest.mark.parametrize(
