@@ -461,9 +461,18 @@ KNOBS: tuple[Knob, ...] = (
     _knob(
         "CTX_RERANK_MAX_TOKENS",
         "int",
-        128,
-        "Longest query+document pair a cross-encoder reads, in tokens; cost grows with it.",
+        96,
+        "Longest query+document pair a cross-encoder reads, in tokens; cost grows with it "
+        "(96 keeps a MiniLM-L6 cross-encoder on 30 documents near 150 ms on two cores).",
         bounds=(32, 512),
+        live=True,
+    ),
+    _knob(
+        "CTX_RERANK_QUANTIZE",
+        "bool",
+        True,
+        "Run the cross-encoder with int8 dynamic quantization of its linear layers (CPU): "
+        "about 1.6x faster, scores shift slightly.",
         live=True,
     ),
     _knob(

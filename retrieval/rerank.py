@@ -39,11 +39,19 @@ class RerankBackend(Protocol):
 class CrossEncoderBackend:
     name = "crossencoder"
 
-    def __init__(self, model: str, max_tokens: int = 256) -> None:
+    def __init__(self, model: str, max_tokens: int = 256, quantize: bool = False) -> None:
         from sentence_transformers import CrossEncoder
 
         # Cost grows with the pair's length; the query plus a block's opening is what counts.
         self.model = CrossEncoder(model, device="cpu", max_length=max_tokens)
+        if quantize:
+            # int8 weights for the linear layers, activations quantized on the fly: about 1.6x
+            # faster on CPU (bench/rerank_latency.py) for a small change in scores.
+            import torch
+
+            torch.ao.quantization.quantize_dynamic(
+                self.model, {torch.nn.Linear}, dtype=torch.qint8, inplace=True
+            )
         self._lock = threading.Lock()
 
     def score(self, query: str, docs: Sequence[str], *, budget_s: float) -> list[float]:
@@ -124,9 +132,11 @@ class LLMJudgeBackend:
 
 
 @lru_cache(maxsize=4)
-def _backend(kind: str, model: str, url: str, key: str, tokens: int) -> RerankBackend | None:
+def _backend(
+    kind: str, model: str, url: str, key: str, tokens: int, quantize: bool = False
+) -> RerankBackend | None:
     if kind == "crossencoder":
-        return CrossEncoderBackend(model, tokens)
+        return CrossEncoderBackend(model, tokens, quantize)
     if kind == "http":
         return HttpBackend(url, model, key)
     if kind == "llm":
@@ -142,6 +152,7 @@ def get_backend() -> RerankBackend | None:
         cfg["CTX_RERANK_URL"],
         cfg["CTX_RERANK_API_KEY"],
         cfg["CTX_RERANK_MAX_TOKENS"],
+        cfg["CTX_RERANK_QUANTIZE"],
     )
 
 

