@@ -22,6 +22,7 @@ is sampled around every phase: numbers taken while the machine is busy are label
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import subprocess
@@ -323,9 +324,10 @@ SELECT gen_random_uuid(), %(scope)s, 'c' || (i %% 50), 'graph block ' || i, 'tex
 FROM generate_series(1, %(n)s) AS i
 """
 
+# Random pairs by position in one array of the scope's ids: joining a row-numbered CTE twice
+# ran as a nested loop (500k x 100k) and never finished.
 _LINKS_SQL = """
-WITH ids AS (SELECT id, row_number() OVER (ORDER BY id) - 1 AS rn FROM ctx_block
-             WHERE scope_id = %(scope)s),
+WITH ids AS (SELECT array_agg(id ORDER BY id) AS arr FROM ctx_block WHERE scope_id = %(scope)s),
 pairs AS (
     SELECT (random() * (%(n)s - 1))::int AS a, (random() * (%(n)s - 1))::int AS b,
            (ARRAY['topical', 'factual', 'causal', 'recurrent'])[1 + (random() * 3)::int] AS c,
@@ -333,10 +335,10 @@ pairs AS (
     FROM generate_series(1, %(m)s))
 INSERT INTO dream_link (source_id, target_id, link_class, scope_id, confidence, raw_confidence,
                         origin, evidence, pinned, created_at, updated_at)
-SELECT CASE WHEN p.c IN ('topical', 'factual') THEN least(x.id, y.id) ELSE x.id END,
-       CASE WHEN p.c IN ('topical', 'factual') THEN greatest(x.id, y.id) ELSE y.id END,
+SELECT CASE WHEN p.c IN ('topical', 'factual') THEN least(x, y) ELSE x END,
+       CASE WHEN p.c IN ('topical', 'factual') THEN greatest(x, y) ELSE y END,
        p.c, %(scope)s, p.conf, p.conf, 'dream', '{}', false, now(), now()
-FROM pairs p JOIN ids x ON x.rn = p.a JOIN ids y ON y.rn = p.b
+FROM (SELECT p.*, ids.arr[p.a + 1] AS x, ids.arr[p.b + 1] AS y FROM pairs p, ids) p
 WHERE p.a <> p.b
 ON CONFLICT ON CONSTRAINT link_source_target_class_uniq DO NOTHING
 """
@@ -419,19 +421,27 @@ def main() -> None:
     emit(result, summary, args.out)
 
 
+def _shown(phase: str, result: dict[str, Any]) -> dict[str, Any]:
+    """Each phase's figures on stderr as it ends: a long run stopped later keeps them."""
+    print(f"{phase}: {json.dumps(result)}", file=sys.stderr, flush=True)
+    return result
+
+
 def run_all(args: argparse.Namespace, rng: random.Random) -> dict[str, Any]:
     result: dict[str, Any] = {"benchmark": "dream", "blocks": args.blocks}
     started = time.perf_counter()
     _, key = seed_corpus(args.blocks, rng)
     result["seed_seconds"] = round(time.perf_counter() - started, 1)
     load("seeded")
-    result["dream"] = dream_phase(args.seconds)
+    result["dream"] = _shown("dream", dream_phase(args.seconds))
     load("query_start")
-    result["query"] = query_phase(key, args.queries, rng)
+    result["query"] = _shown("query", query_phase(key, args.queries, rng))
     load("guard_start")
-    result["guard"] = guard_phase(rng, args.guard_samples)
+    result["guard"] = _shown("guard", guard_phase(rng, args.guard_samples))
     load("graph_start")
-    result["ego_graph"] = graph_phase(args.graph_blocks, args.graph_links, args.graph_samples)
+    result["ego_graph"] = _shown(
+        "ego_graph", graph_phase(args.graph_blocks, args.graph_links, args.graph_samples)
+    )
     load("graph_end")
     return result
 
