@@ -26,6 +26,7 @@ class ServerInfo:
     url: str
     key: str
     process: subprocess.Popen[str] | None = None
+    data_dir: Path | None = None  # a private server's data (its PostgreSQL, Redis socket)
 
 
 def machine() -> dict[str, Any]:
@@ -71,9 +72,10 @@ def emit(result: dict[str, Any], summary: str, out: str | None = None) -> None:
 def private_server(
     workers: int = 1,
     extra_env: dict[str, str] | None = None,
+    prefix: str = "ctx-bench-",
 ) -> Iterator[ServerInfo]:
     """Start `python -m ctx.launcher run` on a fresh data dir; yield its URL and admin key."""
-    data_dir = Path(tempfile.mkdtemp(prefix="ctx-bench-"))
+    data_dir = Path(tempfile.mkdtemp(prefix=prefix))
     env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}}
     env.update(
         CTX_DATA_DIR=str(data_dir),
@@ -93,7 +95,7 @@ def private_server(
     )
     try:
         url, key = _read_banner(proc)
-        yield ServerInfo(url=url, key=key, process=proc)
+        yield ServerInfo(url=url, key=key, process=proc, data_dir=data_dir)
     finally:
         proc.send_signal(signal.SIGINT)
         try:

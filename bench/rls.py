@@ -22,7 +22,6 @@ import re
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -32,7 +31,7 @@ from typing import Any
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from bench.common import ROOT, _read_banner, emit, percentile
+from bench.common import ROOT, emit, percentile, private_server
 from bench.query_latency import wait_embedded
 from bench.store_search import corpus
 from ctx.launcher import free_port
@@ -47,30 +46,6 @@ INDEXES = (
     "block_title_trgm",
     "block_scope_category",
 )
-
-
-@contextmanager
-def launcher(data_dir: Path) -> Iterator[tuple[str, str, subprocess.Popen[str]]]:
-    env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}}
-    env.update(CTX_DATA_DIR=str(data_dir), CTX_PORT="0", CTX_WORKERS="1", HF_HUB_OFFLINE="1")
-    log = data_dir.with_suffix(".log")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "ctx.launcher", "run"],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=log.open("w"),
-        text=True,
-    )
-    try:
-        url, key = _read_banner(proc)
-        yield url, key, proc
-    finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(60)
-        except subprocess.TimeoutExpired:
-            proc.kill()
 
 
 def owner_url(data_dir: Path) -> str:
@@ -216,29 +191,26 @@ def main() -> None:
     texts, questions = corpus(args.blocks)
     texts = [t[:300] for t in texts]
     scopes = [f"s{i}" for i in range(args.scopes)]
-    data_dir = Path(tempfile.mkdtemp(prefix="ctx-bench-rls-"))
-    try:
-        with launcher(data_dir) as (url, key, _):
-            headers = {"X-Context-Key": key}
-            with httpx.Client(base_url=url, headers=headers, timeout=600) as rls_on:
-                for scope in scopes:
-                    rls_on.post("/api/admin/scopes", json={"name": scope}).raise_for_status()
-                store(rls_on, scopes, texts)
-                embed_s = wait_embedded(rls_on, scopes[0])
-                for scope in scopes[1:]:
-                    wait_embedded(rls_on, scope)
-                with (
-                    owner_server(data_dir) as off_url,
-                    httpx.Client(base_url=off_url, headers=headers, timeout=600) as rls_off,
-                ):
-                    clients = {"rls_on": rls_on, "rls_off": rls_off}
-                    interleaved(clients, questions[:20], scopes)  # warm-up
-                    load = os.getloadavg()
-                    times = interleaved(clients, questions[20 : 20 + args.queries], scopes)
-                    load_after = os.getloadavg()
-                plans = explain(data_dir, questions[20])
-    finally:
-        subprocess.run(["rm", "-rf", str(data_dir)], check=False)
+    with private_server(prefix="ctx-bench-rls-") as server:
+        assert server.data_dir is not None
+        data_dir, headers = server.data_dir, {"X-Context-Key": server.key}
+        with httpx.Client(base_url=server.url, headers=headers, timeout=600) as rls_on:
+            for scope in scopes:
+                rls_on.post("/api/admin/scopes", json={"name": scope}).raise_for_status()
+            store(rls_on, scopes, texts)
+            embed_s = wait_embedded(rls_on, scopes[0])
+            for scope in scopes[1:]:
+                wait_embedded(rls_on, scope)
+            with (
+                owner_server(data_dir) as off_url,
+                httpx.Client(base_url=off_url, headers=headers, timeout=600) as rls_off,
+            ):
+                clients = {"rls_on": rls_on, "rls_off": rls_off}
+                interleaved(clients, questions[:20], scopes)  # warm-up
+                load = os.getloadavg()
+                times = interleaved(clients, questions[20 : 20 + args.queries], scopes)
+                load_after = os.getloadavg()
+            plans = explain(data_dir, questions[20])
     on, off = _stats(times["rls_on"]), _stats(times["rls_off"])
     cost = (on["server_p50_ms"] - off["server_p50_ms"]) / off["server_p50_ms"] * 100
     result = {

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import uuid
 from datetime import timedelta
-from typing import Any
+from typing import Any, TypeVar
 
-from django.db.models import Count, Exists, OuterRef, Q
+from django.db.models import Count, Exists, Model, OuterRef, Q
 from django.utils import timezone
 
 from ctx import keys
@@ -14,6 +14,8 @@ from ctx.errors import NotFound
 from ctx.models import ApiKey, Block, BlockType, Scope, Tenant
 from ctx.principal import Principal
 from ctx.trust import allowed_levels
+
+M = TypeVar("M", bound=Model)
 
 LAST_USED_RESOLUTION = timedelta(minutes=1)  # bounds write load from busy keys
 
@@ -137,3 +139,31 @@ def recent_blocks(principal: Principal, scope_ids: list[int], limit: int) -> lis
         .select_related("scope")
         .order_by("-updated_at", "-id")[:limit]  # block_scope_updated serves this per scope
     )
+
+
+def int_pk(value: Any) -> int | None:
+    """An integer id from request input (an int or a string of digits), else None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and value.strip().isdigit() and len(value.strip()) < 19:
+        return int(value.strip())
+    return None
+
+
+def get_scoped_for(
+    model: type[M], principal: Principal, raw_id: Any, *, missing: str, for_update: bool = False
+) -> M:
+    """A row with an integer id in a scope the principal reads; anything else, including a
+    malformed id, is the same NotFound(missing)."""
+    pk = int_pk(raw_id)
+    if pk is None:
+        raise NotFound(missing)
+    qs = model._default_manager.filter(pk=pk, scope_id__in=principal.read_scope_ids)
+    if for_update:
+        qs = qs.select_for_update(of=("self",))
+    row = qs.first()
+    if row is None:
+        raise NotFound(missing)
+    return row

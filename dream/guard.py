@@ -26,9 +26,10 @@ from django.db import connection, transaction
 from django.db.models import Count
 from django.utils import timezone
 
-from ctx.errors import FORBIDDEN_SCOPE_MESSAGE, Forbidden, NotFound, ValidationFailed
+from ctx.errors import FORBIDDEN_SCOPE_MESSAGE, Forbidden, ValidationFailed
 from ctx.models import Block
 from ctx.principal import Principal
+from ctx.selectors import get_scoped_for
 from ctx.services import content_hash
 from dream.models import GuardFlag
 from dream.services import states_ensure
@@ -197,25 +198,10 @@ def _flag(n: Neighbour, kind: str, auto: bool) -> None:
 # --- review --------------------------------------------------------------------------------------
 
 
-def _flag_pk(value: Any) -> int | None:
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value
-    if isinstance(value, str) and value.strip().isdigit() and len(value.strip()) < 19:
-        return int(value)
-    return None
-
-
 def get_flag_for(principal: Principal, flag_id: Any, *, for_update: bool = False) -> GuardFlag:
-    pk = _flag_pk(flag_id)
-    if pk is None:
-        raise NotFound(FLAG_NOT_FOUND)
-    qs = GuardFlag.objects.filter(pk=pk, scope_id__in=principal.read_scope_ids)
-    if for_update:
-        qs = qs.select_for_update(of=("self",))
-    flag = qs.first()
-    if flag is None:
-        raise NotFound(FLAG_NOT_FOUND)
-    return flag
+    return get_scoped_for(
+        GuardFlag, principal, flag_id, missing=FLAG_NOT_FOUND, for_update=for_update
+    )
 
 
 def flags_list(

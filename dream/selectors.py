@@ -9,35 +9,16 @@ from typing import Any
 from django.db import connection
 from django.db.models import Case, Count, Q, Value, When
 
-from ctx.errors import NotFound
 from ctx.principal import Principal
+from ctx.selectors import get_scoped_for
 from ctx.trust import allowed_levels
 from dream.models import Link, LinkClass, LinkOrigin
 
 LINK_NOT_FOUND = "Link not found."
 
 
-def _link_pk(value: Any) -> int | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, str) and value.strip().isdigit() and len(value.strip()) < 19:
-        return int(value.strip())
-    return None
-
-
 def get_link_for(principal: Principal, link_id: Any, *, for_update: bool = False) -> Link:
-    pk = _link_pk(link_id)
-    if pk is None:
-        raise NotFound(LINK_NOT_FOUND)
-    qs = Link.objects.filter(pk=pk, scope_id__in=principal.read_scope_ids)
-    if for_update:
-        qs = qs.select_for_update(of=("self",))
-    link = qs.first()
-    if link is None:
-        raise NotFound(LINK_NOT_FOUND)
-    return link
+    return get_scoped_for(Link, principal, link_id, missing=LINK_NOT_FOUND, for_update=for_update)
 
 
 def review_links(
