@@ -1,0 +1,83 @@
+"""Text without a month name is scanned with the numeric forms only: the anchors found are
+exactly those of the full pattern (literal cases and generated text)."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from retrieval.temporal import anchors
+from retrieval.temporal.anchors import DateAnchor, extract_anchors
+from retrieval.temporal.lexicon import ALL_MONTHS
+
+REFERENCE = date(2025, 3, 12)
+
+
+def _full(text: str, monkeypatch: pytest.MonkeyPatch) -> list[DateAnchor]:
+    with monkeypatch.context() as patch:
+        patch.setattr(anchors, "_pattern_for", lambda _text: anchors._ANCHOR)
+        return extract_anchors(text, reference=REFERENCE)
+
+
+CASES = [
+    "Release 1.2.3 on 2024-03-01, ticket #12345.",
+    "Am 15.03.2024 und am 03/15/2024 um 10:00",
+    "On the 3rd of May 2024 we met; May 5 was busy; mayor 2024; decade 12",
+    "2024March 5 is not a date but March 5, 2024 is",
+    "Ende März 2025 und im Jänner 2026",
+    "DEC 24 and dec. 2023, Sept 3rd",
+    "note 17 > Deploy 0: deploy the server 12 times",
+    "\u212a 2024 and Octo\u212aer 3",  # Kelvin sign
+    "",
+]
+
+
+@pytest.mark.parametrize("text", CASES)
+def test_it_finds_what_the_full_pattern_finds(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert extract_anchors(text, reference=REFERENCE) == _full(text, monkeypatch)
+
+
+def test_it_skips_the_month_forms_only_without_a_month_name() -> None:
+    assert anchors._pattern_for("deploy 12 servers on 2024-03-01") is anchors._NUMERIC
+    assert anchors._pattern_for("deploy on May 3") is anchors._ANCHOR
+    assert anchors._pattern_for("deploy am 3. März") is anchors._ANCHOR  # not ASCII
+
+
+FRAGMENTS = st.sampled_from(
+    [
+        *ALL_MONTHS,
+        *(m.upper() for m in ALL_MONTHS),
+        *(m.title() + "." for m in ALL_MONTHS),
+        "mayor",
+        "decade",
+        "2024",
+        "15",
+        "3rd",
+        "of",
+        "12/03/25",
+        "01.02.2023",
+        "2024-02-29",
+        " ",
+        ", ",
+        ".",
+        "-",
+        "\n",
+        "\u212a",
+        "a",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(FRAGMENTS, max_size=10).map("".join))
+def test_it_agrees_with_the_full_pattern_on_generated_text(text: str) -> None:
+    full = [
+        a
+        for a in (anchors._anchor(m, REFERENCE) for m in anchors._ANCHOR.finditer(text))
+        if a[0] is not None
+    ]
+    found = [(a.value, a.precision) for a in extract_anchors(text, reference=REFERENCE)]
+    assert found == full[: anchors.MAX_ANCHORS]
