@@ -12,7 +12,7 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from ctx import keys
+from ctx import bulk, keys
 from ctx.errors import FORBIDDEN_SCOPE_MESSAGE, Conflict, Forbidden, ValidationFailed
 from ctx.models import ApiKey, Block, Scope, Tenant
 from ctx.principal import Principal
@@ -257,7 +257,7 @@ def _upsert_batch(scope_id: int, items: list[BlockInput]) -> list[UpsertResult]:
         results.append(_stage_one(scope_id, item, existing.get((item.category, item.title)), fresh))
     try:
         with transaction.atomic():
-            Block.objects.bulk_create(fresh, batch_size=500)
+            bulk.insert_rows(fresh)
     except IntegrityError:
         return [_upsert_one(scope_id, i) for i in items]
     return results
