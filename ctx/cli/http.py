@@ -1,13 +1,15 @@
 """The client's one HTTP path: JSON in and out, explicit timeouts, typed errors.
 
-httpx is imported on first use, not at start-up: `ctx version`, `ctx --help` and the hooks'
-fast paths never pay for it.
+Nothing heavy is imported at start-up: the socket client (ctx.cli.wire) on the first
+request, httpx only when a proxy is configured.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
+from collections.abc import Mapping
 from types import ModuleType
 from typing import Any, NamedTuple
 
@@ -52,43 +54,56 @@ def _reason(exc: Exception) -> str:
     return text or type(exc).__name__
 
 
+PROXY_VARIABLES = ("http_proxy", "https_proxy", "all_proxy")
+
+
+def proxy_configured(environ: Mapping[str, str] = os.environ) -> bool:
+    """Whether the environment names a proxy (any case), which only httpx honours here."""
+    return any(name.lower() in PROXY_VARIABLES and value for name, value in environ.items())
+
+
 class Client:
+    """JSON over HTTP/1.1 to one server.
+
+    Direct connections use the standard library's sockets (ctx.cli.wire): httpx and its
+    dependencies took half of a `ctx query`'s 120 ms before the request was even sent
+    (`python -X importtime`). When the environment configures a proxy, requests go through
+    httpx, which implements the proxy variables (HTTP(S)_PROXY, ALL_PROXY, NO_PROXY).
+    """
+
     def __init__(self, base_url: str, key: str | None, *, timeout: float = DEFAULT_TIMEOUT) -> None:
-        httpx = _httpx()
         self.base_url = base_url
         headers = {"User-Agent": f"ctx-cli/{__version__}", "Accept": "application/json"}
         if key:
             headers["X-Context-Key"] = key
-        self._http = httpx.Client(
-            base_url=base_url,
-            headers=headers,
-            timeout=httpx.Timeout(timeout, connect=min(timeout, CONNECT_TIMEOUT)),
-            # Loading the CA bundle costs 50-100 ms per start; a plain-http server never does a
-            # TLS handshake (requests are relative to base_url, redirects are not followed).
-            verify=base_url.startswith("https://"),
+        connect = min(timeout, CONNECT_TIMEOUT)
+        self._transport: _Transport = (
+            _HttpxTransport(base_url, headers, timeout, connect)
+            if proxy_configured()
+            else _WireTransport(base_url, headers, timeout, connect)
         )
-        self._transport_errors: tuple[type[Exception], ...] = (httpx.TransportError,)
-        self._timeouts: tuple[type[Exception], ...] = (httpx.TimeoutException,)
 
-    def send(self, method: str, path: str, body: Any = None, *, retry: bool = True) -> Response:
+    def send(
+        self, method: str, path: str, body: Any = None, *, retry: bool = True, fresh: bool = False
+    ) -> Response:
         """The status and parsed JSON body, whatever the status; Unreachable if no answer.
 
         A dropped connection (a stale keep-alive, a restarted server worker) is retried once
         when `retry`: every call the commands make is a read or an upsert, so it is safe.
-        A timeout is not retried: the budget is spent.
+        A timeout is not retried: the budget is spent. `fresh` opens a new connection for
+        this request instead of reusing an idle one (see ctx.cli.ingest.upload).
         """
         content = None if body is None else json.dumps(body).encode("utf-8")
-        headers = {"Content-Type": "application/json"} if content is not None else {}
         for attempt in (1, 2):
             try:
-                resp = self._http.request(method, path, content=content, headers=headers)
+                status, raw = self._transport.request(method, path, content, fresh=fresh)
                 break
-            except self._transport_errors as exc:
-                if not retry or attempt == 2 or isinstance(exc, self._timeouts):
+            except _Dropped as exc:
+                if not retry or attempt == 2 or exc.timed_out:
                     raise Unreachable(
-                        f"cannot reach ctx at {self.base_url}: {_reason(exc)}"
-                    ) from exc
-        return Response(resp.status_code, self._decode(resp.status_code, resp.content, path))
+                        f"cannot reach ctx at {self.base_url}: {exc.reason}"
+                    ) from exc.__cause__
+        return Response(status, self._decode(status, raw, path))
 
     def _decode(self, status: int, raw: bytes, path: str) -> Any:
         if not raw:
@@ -114,6 +129,79 @@ class Client:
 
     def post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
         return self.request("POST", path, body)
+
+    def close(self) -> None:
+        self._transport.close()
+
+
+class _Dropped(Exception):
+    """No complete answer: why, and whether it was a timeout (never retried)."""
+
+    def __init__(self, reason: str, *, timed_out: bool) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.timed_out = timed_out
+
+
+class _Transport:
+    def request(
+        self, method: str, path: str, content: bytes | None, *, fresh: bool
+    ) -> tuple[int, bytes]:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+
+class _WireTransport(_Transport):
+    def __init__(
+        self, base_url: str, headers: dict[str, str], timeout: float, connect: float
+    ) -> None:
+        from ctx.cli import wire
+
+        self._wire = wire
+        try:
+            self._pool = wire.Pool(base_url, headers, timeout=timeout, connect_timeout=connect)
+        except ValueError as exc:  # a line break in the key (from the environment)
+            raise CliError(str(exc)) from None
+
+    def request(
+        self, method: str, path: str, content: bytes | None, *, fresh: bool
+    ) -> tuple[int, bytes]:
+        try:
+            return self._pool.request(method, path, content, fresh=fresh)
+        except self._wire.WireError as exc:
+            cause = exc.__cause__ if isinstance(exc.__cause__, Exception) else exc
+            raise _Dropped(_reason(cause), timed_out=exc.timed_out) from exc
+
+    def close(self) -> None:
+        self._pool.close()
+
+
+class _HttpxTransport(_Transport):
+    def __init__(
+        self, base_url: str, headers: dict[str, str], timeout: float, connect: float
+    ) -> None:
+        httpx = self._httpx = _httpx()
+        self._http = httpx.Client(
+            base_url=base_url,
+            headers=headers,
+            timeout=httpx.Timeout(timeout, connect=connect),
+            # Loading the CA bundle costs 50-100 ms per start; a plain-http server never does a
+            # TLS handshake (requests are relative to base_url, redirects are not followed).
+            verify=base_url.startswith("https://"),
+        )
+
+    def request(
+        self, method: str, path: str, content: bytes | None, *, fresh: bool
+    ) -> tuple[int, bytes]:
+        headers = {"Content-Type": "application/json"} if content is not None else {}
+        try:
+            resp = self._http.request(method, path, content=content, headers=headers)
+        except self._httpx.TransportError as exc:
+            timed_out = isinstance(exc, self._httpx.TimeoutException)
+            raise _Dropped(_reason(exc), timed_out=timed_out) from exc
+        return resp.status_code, resp.content
 
     def close(self) -> None:
         self._http.close()

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import subprocess
 import sys
 
+from ctx.cli.main import GROUPS, build_parser
 from tests.cli.conftest import free_port
 
 SERVER_PACKAGES = ("django", "rest_framework", "torch", "celery", "psycopg", "retrieval", "dream")
@@ -34,13 +36,14 @@ print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
 """
 
 
-def _imported_by(*args: str) -> set[str]:
+def _imported_by(*args: str, **extra_env: str) -> set[str]:
     """The modules loaded by running `ctx *args` in a fresh interpreter."""
     env = {
-        **os.environ,
+        **{k: v for k, v in os.environ.items() if not k.lower().endswith("_proxy")},
         "CTX_BASE_URL": f"http://127.0.0.1:{free_port()}",
         "CTX_KEY": "k",
         "XDG_CONFIG_HOME": "/nonexistent/ctx-test",
+        **extra_env,
     }
     proc = subprocess.run(
         [sys.executable, "-c", RUN_THEN_LIST, *args],
@@ -65,8 +68,39 @@ def test_it_imports_no_server_code() -> None:
     assert all(m == "ctx" or m == "ctx.cli" or m.startswith("ctx.cli.") for m in ctx_modules)
 
 
+HEAVY = ("httpx", "rich", "httpcore", "ssl", "http")
+
+
+def _heavy(modules: set[str]) -> set[str]:
+    return {m for m in modules if m.split(".")[0] in HEAVY}
+
+
 def test_it_runs_version_without_httpx_or_rich() -> None:
     imported = _imported_by("version", "--client")
     assert "ctx.cli.commands.setup" in imported  # the probe saw the command run
-    assert not {m for m in imported if m.split(".")[0] in ("httpx", "rich", "httpcore")}
-    assert "httpx" in _imported_by("health")  # and would see httpx if it were loaded
+    assert _heavy(imported) == set()
+    assert "ctx.cli.wire" not in imported  # no request, no HTTP client
+
+
+def test_it_sends_a_request_without_httpx_rich_or_ssl() -> None:
+    imported = _imported_by("--json", "health")
+    assert "ctx.cli.wire" in imported  # the probe saw the request being made
+    assert _heavy(imported) == set()
+
+
+def test_it_uses_httpx_when_a_proxy_is_configured() -> None:
+    proxy = f"http://127.0.0.1:{free_port()}"
+    assert "httpx" in _imported_by("--json", "health", HTTPS_PROXY=proxy)
+
+
+def _registered(parser: argparse.ArgumentParser) -> set[str]:
+    (sub,) = (a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return set(sub.choices)
+
+
+def test_it_builds_only_the_parser_of_the_command_that_runs() -> None:
+    everything = _registered(build_parser())
+    assert everything == {name for _, names in GROUPS for name in names}  # the table is true
+    assert _registered(build_parser(["--json", "query", "x"])) == {"search", "query", "api"}
+    assert _registered(build_parser(["--help"])) == everything
+    assert _registered(build_parser(["nonsense"])) == everything  # argparse lists the choices
