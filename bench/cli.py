@@ -198,6 +198,9 @@ def summary_line(result: dict[str, Any]) -> str:
             f"ingest {ingest['notes']:,} notes in {ingest['first_run_s']} s = "
             f"{ingest['notes_per_s']:,.0f} notes/s (re-run {ingest['rerun_s']} s)"
         )
+    load = result.get("load_avg_after_ingest") or result.get("load_avg_after_commands")
+    if load:
+        parts.append(f"load {load[0]:.1f}")
     return "cli: " + " · ".join(parts)
 
 
@@ -221,14 +224,14 @@ def main() -> None:
         env = {**os.environ, "CTX_BASE_URL": server.url, "CTX_KEY": server.key}
         env["XDG_CONFIG_HOME"] = config_home
         seed(env)
-        result: dict[str, Any] = {
-            "server": server.url,
-            "commands": {
-                n: time_command(env, command_args(n, args.query), args.runs) for n in names
-            },
+        result: dict[str, Any] = {"server": server.url, "load_avg_start": os.getloadavg()}
+        result["commands"] = {
+            n: time_command(env, command_args(n, args.query), args.runs) for n in names
         }
+        result["load_avg_after_commands"] = os.getloadavg()
         if args.notes > 0:
             result["ingest"] = bench_ingest(env, args.notes)
+            result["load_avg_after_ingest"] = os.getloadavg()
     shutil.rmtree(config_home, ignore_errors=True)
     emit(result, summary_line(result), args.out)
 

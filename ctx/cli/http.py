@@ -115,9 +115,11 @@ class Client:
                 f"unexpected response from {self.base_url}{path} (HTTP {status}): not JSON"
             ) from None
 
-    def request(self, method: str, path: str, body: Any = None) -> dict[str, Any]:
+    def request(
+        self, method: str, path: str, body: Any = None, *, fresh: bool = False
+    ) -> dict[str, Any]:
         """The JSON object of a successful response; ApiError with the envelope's message."""
-        resp = self.send(method, path, body)
+        resp = self.send(method, path, body, fresh=fresh)
         if resp.status >= 400:
             raise error_from(resp)
         if not isinstance(resp.data, dict):
@@ -127,8 +129,8 @@ class Client:
     def get(self, path: str) -> dict[str, Any]:
         return self.request("GET", path)
 
-    def post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
-        return self.request("POST", path, body)
+    def post(self, path: str, body: dict[str, Any], *, fresh: bool = False) -> dict[str, Any]:
+        return self.request("POST", path, body, fresh=fresh)
 
     def close(self) -> None:
         self._transport.close()

@@ -169,8 +169,10 @@ def test_it_stores_a_batch_with_a_constant_number_of_queries(cast: Cast) -> None
         ]
 
     cast.owner.get("/api/whoami")  # records the key's last use, once a minute
+    # Both sizes end in a partial group of ctx.bulk.ROWS_PER_STATEMENT rows (one more
+    # statement than whole groups alone): 21 and 50 blocks.
     with CaptureQueriesContext(connection) as small:
-        cast.owner.post("/api/store/batch", {"blocks": batch(5, "a")})
+        cast.owner.post("/api/store/batch", {"blocks": batch(21, "a")})
     with CaptureQueriesContext(connection) as large:
         cast.owner.post("/api/store/batch", {"blocks": batch(50, "b")})
     assert len(large.captured_queries) == len(small.captured_queries)
