@@ -5,6 +5,7 @@ Runs without importing Django, so a malformed setting is reported before anythin
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -143,7 +144,23 @@ def _spawn(
     if runtime_url:
         for env in envs:
             env["DATABASE_URL"] = runtime_url
-    return [subprocess.Popen(c, cwd=ROOT, env=e) for c, e in zip(commands, envs, strict=True)]  # noqa: S603
+    procs = [subprocess.Popen(c, cwd=ROOT, env=e) for c, e in zip(commands, envs, strict=True)]  # noqa: S603
+    for proc, command in zip(procs, commands, strict=True):
+        if "worker" in command:
+            _yield_to_requests(proc.pid)
+    return procs
+
+
+WORKER_NICE = 10
+
+
+def _yield_to_requests(pid: int) -> None:
+    """Run the Celery worker at a lower CPU priority (its pool processes, forked once it has
+    booted, inherit it). Embedding and dreaming are background work: on a small machine an
+    ingest's embeddings took a core from the web workers storing the next batches (measured:
+    a third of the CPU during `ctx ingest`); they now use what the requests leave."""
+    with contextlib.suppress(OSError):  # not permitted here: it runs at normal priority
+        os.setpriority(os.PRIO_PROCESS, pid, WORKER_NICE)
 
 
 def _thread_env(command: list[str], values: dict[str, object]) -> dict[str, str]:

@@ -87,10 +87,33 @@ def _assert_embedded_by_the_worker(c: httpx.Client, block_id: str) -> None:
     assert "semantic" in body["explain"]["hits"][block_id]["arms"]
 
 
+def _children(pid: int) -> list[tuple[int, str]]:
+    """(pid, command line) of the processes whose parent is `pid`."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+                cmdline = (entry / "cmdline").read_text().replace("\0", " ")
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                found.append((int(entry.name), cmdline))
+    return found
+
+
+def _nice(pid: int) -> int:
+    return int((Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[16])
+
+
 def test_it_runs_stores_and_keeps_data_across_restarts(data_dir: Path) -> None:
     first = Server(data_dir)
     try:
         assert first.key, "the first start must print a bootstrap key"
+        spawned = _children(first.proc.pid)
+        (worker,) = [pid for pid, cmd in spawned if "celery" in cmd and " worker " in cmd]
+        (web,) = [pid for pid, cmd in spawned if "uvicorn" in cmd]
+        assert _nice(worker) > _nice(web)  # background work yields the CPU to requests
         h = {"X-Context-Key": first.key}
         with httpx.Client(base_url=first.url, headers=h, timeout=30) as c:
             stored = c.post(
