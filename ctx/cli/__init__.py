@@ -1,8 +1,8 @@
 """The `ctx` command-line client: speaks to a ctx server over HTTP and imports no server code.
 
 It runs inside agent hooks and the status line on every event, so start-up time matters:
-modules import rich, the socket HTTP client (ctx.cli.wire) and httpx lazily, only on the paths
-that use them.
+modules import rich, the HTTP client (ctx.cli.wire, on http.client) and httpx lazily, only on
+the paths that use them.
 """
 
 from __future__ import annotations

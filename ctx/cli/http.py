@@ -1,6 +1,6 @@
 """The client's one HTTP path: JSON in and out, explicit timeouts, typed errors.
 
-Nothing heavy is imported at start-up: the socket client (ctx.cli.wire) on the first
+Nothing heavy is imported at start-up: the HTTP client (ctx.cli.wire) on the first
 request, httpx only when a proxy is configured.
 """
 
@@ -65,7 +65,7 @@ def proxy_configured(environ: Mapping[str, str] = os.environ) -> bool:
 class Client:
     """JSON over HTTP/1.1 to one server.
 
-    Direct connections use the standard library's sockets (ctx.cli.wire): httpx and its
+    Direct connections use the standard library's http.client (ctx.cli.wire): httpx and its
     dependencies took half of a `ctx query`'s 120 ms before the request was even sent
     (`python -X importtime`). When the environment configures a proxy, requests go through
     httpx, which implements the proxy variables (HTTP(S)_PROXY, ALL_PROXY, NO_PROXY).

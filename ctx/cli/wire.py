@@ -1,34 +1,61 @@
-"""A small HTTP/1.1 client on the standard library's sockets, for the ctx CLI's requests.
+"""The ctx CLI's direct HTTP requests: the standard library's http.client, with a small pool.
 
-Why not httpx (or http.client): start-up. A `ctx query` is a new process every time, and
-importing httpx with httpcore, h11 and their dependencies cost about 45 ms of its 120 ms
-(`python -X importtime`); http.client still pulls in ssl and the email package. This module
-imports socket, select and threading; ssl and the CA bundle load only for https.
+http.client does the protocol (Content-Length, chunked answers, keep-alive, TLS through
+HTTPSConnection). This module adds what a command needs around it: a thread-safe pool of
+kept-alive connections, each checked before reuse (one the server closed while idle is
+dropped before the request is written to it, not found dead after); a connect budget apart
+from the read budget; TLS verified against the bundle httpx uses (certifi, or SSL_CERT_FILE /
+SSL_CERT_DIR); one error type. Not done here: proxies (ctx.cli.http uses httpx when one is
+configured), redirects (never followed), compression (never asked for), HTTP/2.
 
-What it does: requests with a body given whole (Content-Length); answers framed by
-Content-Length, chunked transfer coding or the end of the connection; keep-alive connections
-kept in a small thread-safe pool and checked before reuse; TLS verified against the same
-bundle httpx uses (certifi, or SSL_CERT_FILE / SSL_CERT_DIR). What it does not: proxies
-(ctx.cli.http uses httpx when one is configured), redirects (never followed, as before),
-compression (never asked for), HTTP/2.
+Why not httpx: start-up. Every `ctx query` is a new process, and httpx with httpcore, h11 and
+their dependencies cost about 45 ms of its 120 ms (`python -X importtime`). http.client costs a
+few ms (mostly the email package, for header parsing); it also imports ssl at module level
+for HTTPSConnection, and is given a stand-in below so that ssl (OpenSSL) loads only when an
+https connection is made.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 import select
-import socket
+import sys
 import threading
+import types
 from functools import cache
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlsplit
 
 if TYPE_CHECKING:
     import ssl
 
-CHUNK = 65536
-MAX_HEAD_BYTES = 64 * 1024  # status line and headers
+
+class _SslOnFirstUse(types.ModuleType):
+    """What http.client gets for `import ssl`: it needs the module only inside HTTPSConnection,
+    and an attribute read there imports the real one."""
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(importlib.import_module("ssl"), name)
+
+
+def _import_http_client() -> None:
+    if "ssl" in sys.modules or "http.client" in sys.modules:
+        return
+    stand_in = _SslOnFirstUse("ssl")
+    sys.modules["ssl"] = stand_in
+    try:
+        import http.client  # noqa: F401
+    finally:
+        if sys.modules.get("ssl") is stand_in:
+            del sys.modules["ssl"]  # any later `import ssl` loads the real module
+
+
+_import_http_client()
+import http.client  # noqa: E402 - imported above without loading ssl
+
 MAX_IDLE = 4  # idle connections kept per pool (ingest runs two requests at a time)
+JSON = "application/json"
 PATH_SAFE = "/?&=%:@!$'()*+,;~#[]-._"  # reserved characters stay; spaces and the like are quoted
 
 
@@ -38,25 +65,6 @@ class WireError(Exception):
     def __init__(self, message: str, *, timed_out: bool = False) -> None:
         super().__init__(message)
         self.timed_out = timed_out
-
-
-class Target(NamedTuple):
-    tls: bool
-    host: str
-    port: int
-    host_header: str
-    prefix: str  # the base URL's path, without a trailing slash
-
-
-def target(base_url: str) -> Target:
-    parts = urlsplit(base_url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ValueError(f"not an http(s) URL: {base_url!r}")
-    tls = parts.scheme == "https"
-    host_header = parts.netloc.rpartition("@")[2]
-    return Target(
-        tls, parts.hostname, parts.port or (443 if tls else 80), host_header, parts.path.rstrip("/")
-    )
 
 
 @cache
@@ -77,142 +85,25 @@ def tls_context() -> ssl.SSLContext:
     return ssl.create_default_context(cafile=cafile, capath=capath)
 
 
-class Answer(NamedTuple):
-    status: int
-    body: bytes
-    keep_alive: bool
-
-
-class Connection:
-    def __init__(self, where: Target, *, timeout: float, connect_timeout: float) -> None:
-        sock = socket.create_connection((where.host, where.port), timeout=connect_timeout)
-        try:
-            # The request goes out in one write; without this, a reused connection's next
-            # request can wait for a delayed ACK (40 ms on Linux).
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            if where.tls:
-                sock = tls_context().wrap_socket(sock, server_hostname=where.host)
-            sock.settimeout(timeout)
-        except BaseException:
-            sock.close()
-            raise
-        self.sock = sock
-        self._buffer = bytearray()
-
-    def close(self) -> None:
-        self.sock.close()
-
-    def reusable(self) -> bool:
-        """An idle connection the server has not closed (nothing to read while idle)."""
-        try:
-            readable, _, _ = select.select([self.sock], [], [], 0)
-        except (OSError, ValueError):
-            return False
-        return not readable and not self._buffer
-
-    def exchange(self, request: bytes, *, head_only: bool) -> Answer:
-        self.sock.sendall(request)
-        while True:
-            status, headers, keep_alive = self._read_head()
-            if not 100 <= status < 200:
-                break  # an interim answer (103 Early Hints) precedes the real one
-        if head_only or status in (204, 304):
-            return Answer(status, b"", keep_alive)
-        if "chunked" in headers.get("transfer-encoding", "").lower():
-            return Answer(status, self._read_chunked(), keep_alive)
-        if "content-length" in headers:
-            return Answer(
-                status, self._read_exactly(_length(headers["content-length"])), keep_alive
-            )
-        return Answer(status, self._read_to_end(), False)
-
-    # --- reading ---------------------------------------------------------------------
-
-    def _fill(self) -> None:
-        data = self.sock.recv(CHUNK)
-        if not data:
-            raise WireError("the server closed the connection")
-        self._buffer += data
-
-    def _read_line_block(self, end: bytes, limit: int) -> bytes:
-        while (index := self._buffer.find(end)) < 0:
-            if len(self._buffer) > limit:
-                raise WireError("the server's answer has oversized headers")
-            self._fill()
-        block = bytes(self._buffer[:index])
-        del self._buffer[: index + len(end)]
-        return block
-
-    def _read_head(self) -> tuple[int, dict[str, str], bool]:
-        lines = self._read_line_block(b"\r\n\r\n", MAX_HEAD_BYTES).decode("latin-1").split("\r\n")
-        version, _, rest = lines[0].partition(" ")
-        code = rest[:3]
-        if not version.startswith("HTTP/1.") or not code.isdigit():
-            raise WireError(f"not an HTTP answer: {lines[0][:80]!r}")
-        headers: dict[str, str] = {}
-        for line in lines[1:]:
-            name, _, value = line.partition(":")
-            key = name.strip().lower()
-            headers[key] = f"{headers[key]}, {value.strip()}" if key in headers else value.strip()
-        connection = headers.get("connection", "").lower()
-        keep_alive = "close" not in connection and (
-            version == "HTTP/1.1" or "keep-alive" in connection
-        )
-        return int(code), headers, keep_alive
-
-    def _read_exactly(self, size: int) -> bytes:
-        while len(self._buffer) < size:
-            self._fill()
-        data = bytes(self._buffer[:size])
-        del self._buffer[:size]
-        return data
-
-    def _read_chunked(self) -> bytes:
-        parts: list[bytes] = []
-        while True:
-            size_line = self._read_line_block(b"\r\n", MAX_HEAD_BYTES)
-            size = int(size_line.split(b";", 1)[0].strip() or b"x", 16)
-            if size == 0:
-                while self._read_line_block(b"\r\n", MAX_HEAD_BYTES):
-                    pass  # trailer fields, up to the empty line
-                return b"".join(parts)
-            parts.append(self._read_exactly(size))
-            self._read_exactly(2)  # the CRLF after the chunk
-
-    def _read_to_end(self) -> bytes:
-        while True:
-            data = self.sock.recv(CHUNK)
-            if not data:
-                body = bytes(self._buffer)
-                self._buffer.clear()
-                return body
-            self._buffer += data
-
-
-def _length(value: str) -> int:
-    try:
-        size = int(value.split(",")[0])
-    except ValueError:
-        raise WireError(f"the server sent a bad Content-Length: {value!r}") from None
-    if size < 0:
-        raise WireError(f"the server sent a bad Content-Length: {value!r}")
-    return size
-
-
 class Pool:
     """Connections to one server, shared by threads; at most MAX_IDLE are kept idle."""
 
     def __init__(
         self, base_url: str, headers: dict[str, str], *, timeout: float, connect_timeout: float
     ) -> None:
-        self.where = target(base_url)
+        parts = urlsplit(base_url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(f"not an http(s) URL: {base_url!r}")
         for name, value in headers.items():
             if "\r" in value or "\n" in value:
                 raise ValueError(f"the {name} header contains a line break")
-        self._headers = "".join(f"{name}: {value}\r\n" for name, value in headers.items())
+        self._tls = parts.scheme == "https"
+        self._host, self._port = parts.hostname, parts.port
+        self._prefix = parts.path.rstrip("/")
+        self._headers = headers
         self._timeout = timeout
         self._connect_timeout = connect_timeout
-        self._idle: list[Connection] = []
+        self._idle: list[http.client.HTTPConnection] = []
         self._lock = threading.Lock()
 
     def request(
@@ -220,43 +111,53 @@ class Pool:
     ) -> tuple[int, bytes]:
         """The status and body of one exchange; WireError when there is no full answer.
         `fresh`: a new connection even when an idle one is available."""
+        headers = self._headers if body is None else {**self._headers, "Content-Type": JSON}
         conn = None if fresh else self._take()
         try:
             if conn is None:
-                conn = Connection(
-                    self.where, timeout=self._timeout, connect_timeout=self._connect_timeout
-                )
-            answer = conn.exchange(self._request(method, path, body), head_only=method == "HEAD")
-        except (OSError, WireError) as exc:
+                conn = self._connect()
+            conn.request(method, quote(self._prefix + path, safe=PATH_SAFE), body, headers)
+            answer = conn.getresponse()
+            content = answer.read()
+        except (OSError, http.client.HTTPException) as exc:
             if conn is not None:
                 conn.close()
-            if isinstance(exc, WireError):
-                raise
-            raise WireError(str(exc), timed_out=isinstance(exc, TimeoutError)) from exc
-        self._give_back(conn, answer.keep_alive)
-        return answer.status, answer.body
+            text = str(exc) or type(exc).__name__
+            raise WireError(text, timed_out=isinstance(exc, TimeoutError)) from exc
+        self._give_back(conn)
+        return answer.status, content
 
-    def _request(self, method: str, path: str, body: bytes | None) -> bytes:
-        target_path = quote(self.where.prefix + path, safe=PATH_SAFE)
-        head = f"{method} {target_path} HTTP/1.1\r\nHost: {self.where.host_header}\r\n"
-        head += self._headers
-        if body is not None:
-            head += f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n"
-        return (head + "\r\n").encode("latin-1") + (body or b"")
+    def _connect(self) -> http.client.HTTPConnection:
+        conn = (
+            http.client.HTTPSConnection(
+                self._host, self._port, timeout=self._connect_timeout, context=tls_context()
+            )
+            if self._tls
+            else http.client.HTTPConnection(self._host, self._port, timeout=self._connect_timeout)
+        )
+        try:
+            conn.connect()  # with the connect budget (and the TLS handshake)
+            conn.sock.settimeout(self._timeout)  # then the read budget for answers
+        except BaseException:
+            conn.close()
+            raise
+        return conn
 
-    def _take(self) -> Connection | None:
+    def _take(self) -> http.client.HTTPConnection | None:
         while True:
             with self._lock:
                 if not self._idle:
                     return None
                 conn = self._idle.pop()
-            if conn.reusable():
+            if _still_open(conn):
                 return conn
             conn.close()
 
-    def _give_back(self, conn: Connection, keep_alive: bool) -> None:
+    def _give_back(self, conn: http.client.HTTPConnection) -> None:
+        # http.client drops the socket of an answer that ends the connection (Connection:
+        # close, HTTP/1.0, a body read to the end of the stream).
         with self._lock:
-            if keep_alive and len(self._idle) < MAX_IDLE:
+            if conn.sock is not None and len(self._idle) < MAX_IDLE:
                 self._idle.append(conn)
                 return
         conn.close()
@@ -266,3 +167,13 @@ class Pool:
             idle, self._idle = self._idle, []
         for conn in idle:
             conn.close()
+
+
+def _still_open(conn: http.client.HTTPConnection) -> bool:
+    """An idle connection the server has not closed: nothing to read while idle (a closed
+    one reads as end of stream)."""
+    try:
+        readable, _, _ = select.select([conn.sock], [], [], 0)
+    except (OSError, ValueError, TypeError):
+        return False
+    return not readable

@@ -1,4 +1,4 @@
-"""https servers: the socket client verifies the certificate (SSL_CERT_FILE, else certifi)."""
+"""https servers: the client verifies the certificate (SSL_CERT_FILE, else certifi)."""
 
 from __future__ import annotations
 
