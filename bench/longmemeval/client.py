@@ -6,6 +6,7 @@ with literal data.
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -91,8 +92,15 @@ def truncate_utf8(text: str, max_bytes: int = MAX_CONTENT_BYTES) -> tuple[str, b
     return encoded[:max_bytes].decode("utf-8", errors="ignore"), True
 
 
+def opaque_title(document_id: str, granularity: Granularity) -> str:
+    return f"{granularity} {hashlib.sha256(document_id.encode()).hexdigest()[:12]}"
+
+
 def build_blocks(question: Question, granularity: Granularity, category: str) -> BlockPlan:
-    """One block per document: title = document id, content = its user-turn text.
+    """One block per document: an opaque title, content = its user turns as paragraphs.
+
+    The title is a hash of the document id, never the id itself: evidence session ids start
+    with ``answer_``, and a title the search arms can read must not tell them which is which.
 
     A document id seen twice (a few S haystacks repeat a filler session) is stored once, since
     the server upserts on (scope, category, title); documents without text (sessions with no
@@ -108,7 +116,7 @@ def build_blocks(question: Question, granularity: Granularity, category: str) ->
         if not document.text.strip():
             skipped_empty += 1
             continue
-        content, was_cut = truncate_utf8(document.text)
+        content, was_cut = truncate_utf8(document.content)
         truncated += was_cut
         metadata: BlockMetadata = {
             "session_id": document.session_id,
@@ -119,7 +127,7 @@ def build_blocks(question: Question, granularity: Granularity, category: str) ->
         blocks.append(
             {
                 "category": category,
-                "title": document.id,
+                "title": opaque_title(document.id, granularity),
                 "content": content,
                 "tags": ["longmemeval", granularity],
                 "metadata": metadata,
