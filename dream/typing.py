@@ -13,6 +13,7 @@ from __future__ import annotations
 import html
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from ctx.sensitivity import INTERNAL
@@ -120,30 +121,53 @@ class Pair:
         }
 
 
+@dataclass(frozen=True)
+class _Text:
+    """What the rules read of one block, computed once per text (a batch meets the same
+    blocks again and again as sources and candidates)."""
+
+    words: frozenset[str]  # of title and text
+    title_words: frozenset[str]
+    entities: frozenset[str]
+    undated_title: str
+    change_cue: bool
+    cause_cue: bool
+
+
+@lru_cache(maxsize=4096)
+def _text(title: str, text: str) -> _Text:
+    both = f"{title}\n{text}"
+    return _Text(
+        words=words(f"{title} {text}"),
+        title_words=words(title),
+        entities=entities(text),
+        undated_title=undated_title(title),
+        change_cue=bool(_CHANGE.search(both)),
+        cause_cue=bool(_CAUSE.search(both)),
+    )
+
+
 def pair_features(src: Source, cand: Candidate) -> Pair:
     newer_is_source = (src.when, src.id) > (cand.when, cand.id)
-    newer_text = f"{src.title}\n{src.text}" if newer_is_source else f"{cand.title}\n{cand.text}"
-    older_title = cand.title if newer_is_source else src.title
-    older_words = words(older_title)
-    s_words, c_words = words(f"{src.title} {src.text}"), words(f"{cand.title} {cand.text}")
+    s, c = _text(src.title, src.text), _text(cand.title, cand.text)
+    newer, older = (s, c) if newer_is_source else (c, s)
     shared = set(src.tags) & set(cand.tags)
-    undated_s, undated_c = undated_title(src.title), undated_title(cand.title)
     return Pair(
         cos=cand.cos,
         tsim=cand.tsim,
         same_category=src.category == cand.category,
         shared_tags=len(shared),
         tag_jaccard=jaccard(frozenset(src.tags), frozenset(cand.tags)),
-        word_jaccard=jaccard(s_words, c_words),
-        shared_entities=len(entities(src.text) & entities(cand.text)),
-        same_undated_title=bool(undated_s) and undated_s == undated_c,
+        word_jaccard=jaccard(s.words, c.words),
+        shared_entities=len(s.entities & c.entities),
+        same_undated_title=bool(s.undated_title) and s.undated_title == c.undated_title,
         recur=cand.recur,
         newer_is_source=newer_is_source,
         same_time=src.when.date() == cand.when.date(),
-        change_cue=bool(_CHANGE.search(newer_text)),
-        cause_cue=bool(_CAUSE.search(newer_text)),
-        mentions_older=len(older_words & words(newer_text)) / len(older_words)
-        if older_words
+        change_cue=newer.change_cue,
+        cause_cue=newer.cause_cue,
+        mentions_older=len(older.title_words & newer.words) / len(older.title_words)
+        if older.title_words
         else 0.0,
     )
 
