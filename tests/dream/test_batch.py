@@ -61,9 +61,7 @@ def outcome() -> tuple[Any, ...]:
     return links, blocks, states
 
 
-def test_it_writes_a_batch_as_its_cycles_one_after_the_other(
-    cast: Cast, settings: Any
-) -> None:
+def test_it_writes_a_batch_as_its_cycles_one_after_the_other(cast: Cast, settings: Any) -> None:
     blocks = corpus()
     pinned = (blocks[2], blocks[3])
     results = {}
