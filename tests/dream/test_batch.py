@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from datetime import timedelta
 from typing import Any
 
@@ -9,7 +10,8 @@ import pytest
 from django.utils import timezone
 
 from ctx.models import Block
-from dream.cycle import run_cycles
+from dream import claims, services
+from dream.cycle import run_batch, run_cycles
 from dream.models import DreamState, Link
 from dream.services import LinkInput, link_upsert
 from tests.conftest import Cast
@@ -79,3 +81,34 @@ def test_it_writes_a_batch_as_its_cycles_one_after_the_other(cast: Cast, setting
     assert ("Deploy policy", "snapshot") in {b[:2] for b in blocks_after}
     assert ("Release train", "Rollback guide", "causal", 0.99, True, "manual") in links
     assert len(links) > 8
+
+
+def claim_all(size: int) -> list[claims.Claim]:
+    _, batch = claims.claim_batch(
+        worker="w", now=timezone.now(), ttl=timedelta(minutes=5), default_mode="on", limit=size
+    )
+    return batch
+
+
+def test_it_hands_a_whole_batch_back_when_the_mode_goes_off(cast: Cast) -> None:
+    corpus()
+    batch = claim_all(16)
+    assert len(batch) == 13
+    services.mode_set(mode="off", by="test")
+    assert {r.outcome for r in run_batch(batch, mode="on")} == {"stopped"}
+    assert Link.objects.count() == 0
+    assert not DreamState.objects.filter(claim_token__isnull=False).exists()
+    assert not DreamState.objects.filter(next_at__gt=timezone.now()).exists()  # all still due
+
+
+def test_it_writes_the_blocks_a_batch_still_owns_and_nothing_for_a_lost_one(cast: Cast) -> None:
+    old, new = corpus()[:2]
+    batch = claim_all(16)
+    DreamState.objects.filter(block=new).update(claim_token=uuid.uuid4())  # another worker's
+    results = {r.block_id: r.outcome for r in run_batch(batch, mode="on")}
+    assert results.pop(str(new.pk)) == "lost"
+    assert set(results.values()) <= {"changed", "unchanged", "inert"}
+    assert not Link.objects.filter(found_by=new).exists()
+    assert Link.objects.filter(found_by=old).exists()  # its neighbours were written
+    assert DreamState.objects.get(block=new).cycles == 0
+    assert DreamState.objects.exclude(block=new).filter(cycles=1).count() == 12
