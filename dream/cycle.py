@@ -32,7 +32,7 @@ from ctx.sensitivity import highest
 from dream import backoff, claims, links, selection
 from dream.candidates import Candidate, find_many, title_threshold
 from dream.claims import Claim
-from dream.replace import CyclePlan, Existing, Net, rejudged, replay
+from dream.replace import CycleCounts, CyclePlan, Existing, Net, rejudged, replay
 from dream.services import mode_get
 from dream.typing import Proposal, llm_type, rules_type
 from retrieval.llm import LLMError, get_llm
@@ -134,6 +134,7 @@ def run_batch(batch: list[Claim], *, mode: str, now: datetime | None = None) -> 
     now = now or timezone.now()
     policy = backoff.Policy.from_settings(_cfg())
     items = [_Item(claim, CycleResult(block_id=claim.source.id)) for claim in batch]
+    split = False
     try:
         _run(items, mode, now, policy)
     except _Stopped:
@@ -149,14 +150,16 @@ def run_batch(batch: list[Claim], *, mode: str, now: datetime | None = None) -> 
                 _release(it.claim, now + backoff.retry_delay(policy), it.claim.level, "retry", now)
                 it.result.outcome = "retry"
     except Exception:
-        if len(items) > 1:
-            log.warning("dream: batch of %d failed; block by block", len(items), exc_info=True)
-            for it in items:
-                if not it.result.outcome:
-                    it.result = run_cycle(it.claim, mode=mode, now=now)
-        else:
+        if len(items) == 1:
             log.exception("dream: cycle of %s failed", items[0].id)
             _fail(items[0], now, policy)
+        else:
+            log.warning("dream: batch of %d failed; block by block", len(items), exc_info=True)
+            split = True
+    if split:  # outside the handler: each block's own failure is logged on its own
+        for it in items:
+            if not it.result.outcome:
+                it.result = run_cycle(it.claim, mode=mode, now=now)
     return [it.result for it in items]
 
 
@@ -239,13 +242,17 @@ def _write(items: list[_Item], now: datetime) -> None:
         mode, owned = claims.lock_owned([it.claim for it in items], cfg["CTX_DREAM_INITIAL_MODE"])
         if mode == "off":
             raise _Stopped()
-        for it in items:
-            if it.id not in owned:
-                it.result.outcome = "lost"  # TTL passed or text changed: write nothing
-        mine = [it for it in items if it.id in owned]
+        mine = [it for it in items if it.id in owned]  # the others: TTL passed, text changed
         net = replay([_live_only(it, live) for it in mine], links.links_around(owned))
         _apply(net, now)
-        claims.release_many([_finish(it, net, now) for it in mine], now=now)
+        releases = [_release_of(it, net.counts.get(it.id), now) for it in mine]
+        claims.release_many(releases, now=now)
+    # Results only once committed: after a failed write every block is still open and is
+    # released by the caller (retry, or block by block).
+    for it in items:
+        it.result.outcome = "lost"
+    for it, release in zip(mine, releases, strict=True):
+        _record(it.result, release.outcome, net.counts.get(it.id))
 
 
 def _ends(plans: list[CyclePlan], around: list[Existing]) -> set[str]:
@@ -283,18 +290,21 @@ def _apply(net: Net, now: datetime) -> None:
     links.update_quality(touched, canonical_support=cfg["CTX_DREAM_CANONICAL_SUPPORT"])
 
 
-def _finish(it: _Item, net: Net, now: datetime) -> claims.Release:
+def _release_of(it: _Item, counts: CycleCounts | None, now: datetime) -> claims.Release:
+    """How the cycle ends: a cycle that created or removed a link starts its back-off over."""
     assert it.next_state is not None
     level, outcome, next_at = it.next_state
-    counts = net.counts.get(it.id)
-    if counts is not None:
-        it.result.written = counts.created + counts.updated
-        it.result.created, it.result.removed = counts.created, len(counts.removed)
-        if counts.created or counts.removed:
-            level, outcome = 0, "changed"
-            next_at = now + backoff.cooldown(0, backoff.Policy.from_settings(_cfg()))
-    it.result.outcome = outcome
+    if counts is not None and (counts.created or counts.removed):
+        level, outcome = 0, "changed"
+        next_at = now + backoff.cooldown(0, backoff.Policy.from_settings(_cfg()))
     return claims.Release(it.claim, next_at, level, outcome)
+
+
+def _record(result: CycleResult, outcome: str, counts: CycleCounts | None) -> None:
+    result.outcome = outcome
+    if counts is not None:
+        result.written = counts.created + counts.updated
+        result.created, result.removed = counts.created, len(counts.removed)
 
 
 @dataclass
