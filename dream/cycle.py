@@ -116,6 +116,7 @@ class _Item:
     result: CycleResult
     plan: CyclePlan | None = None
     next_state: tuple[int, str, datetime] | None = None  # level, outcome, next_at
+    traced: bool = False  # its release is in the claim trace
 
     @property
     def id(self) -> str:
@@ -131,24 +132,27 @@ def run_batch(batch: list[Claim], *, mode: str, now: datetime | None = None) -> 
     """Run a claimed batch to its end, in claim order; never raises for a failure of its
     blocks. A failure of the batch's shared statements (candidates, the write) is retried
     block by block, so one bad block cannot fail its batch neighbours."""
-    now = now or timezone.now()
-    policy = backoff.Policy.from_settings(_cfg())
     items = [_Item(claim, CycleResult(block_id=claim.source.id)) for claim in batch]
+    _run_items(items, mode, now or timezone.now())
+    return [it.result for it in items]
+
+
+def _run_items(items: list[_Item], mode: str, now: datetime) -> None:
+    policy = backoff.Policy.from_settings(_cfg())
     split = False
     try:
         _run(items, mode, now, policy)
     except _Stopped:
         open_items = [it for it in items if not it.result.outcome]
         for it in open_items:
-            trace.debug("release %s %s %.6f", it.id, it.claim.worker, time.monotonic())
+            _trace_release(it)
             it.result.outcome = "stopped"
         claims.abandon([it.claim for it in open_items])
     except TRANSIENT as exc:
         log.warning("dream: transient failure on %d blocks (%s); retry soon", len(items), exc)
         for it in items:
             if not it.result.outcome:
-                _release(it.claim, now + backoff.retry_delay(policy), it.claim.level, "retry", now)
-                it.result.outcome = "retry"
+                _release(it, now + backoff.retry_delay(policy), it.claim.level, "retry", now)
     except Exception:
         if len(items) == 1:
             log.exception("dream: cycle of %s failed", items[0].id)
@@ -159,23 +163,31 @@ def run_batch(batch: list[Claim], *, mode: str, now: datetime | None = None) -> 
     if split:  # outside the handler: each block's own failure is logged on its own
         for it in items:
             if not it.result.outcome:
-                it.result = run_cycle(it.claim, mode=mode, now=now)
-    return [it.result for it in items]
+                _run_items([it], mode, now)
 
 
-def _fail(item: _Item, now: datetime, policy: backoff.Policy) -> None:
-    level = backoff.next_level(item.claim.level, "unchanged", policy)
-    _release(item.claim, now + backoff.cooldown(level, policy), level, "error", now, counted=True)
-    item.result.outcome = "error"
+def _trace_release(it: _Item) -> None:
+    """The claim trace's release, once per claim, before the statement that releases it
+    commits (so a traced hold never outlasts the real one)."""
+    if not it.traced:
+        trace.debug("release %s %s %.6f", it.id, it.claim.worker, time.monotonic())
+        it.traced = True
+
+
+def _fail(it: _Item, now: datetime, policy: backoff.Policy) -> None:
+    level = backoff.next_level(it.claim.level, "unchanged", policy)
+    _release(it, now + backoff.cooldown(level, policy), level, "error", now, counted=True)
 
 
 def _release(
-    claim: Claim, next_at: datetime, level: int, outcome: str, now: datetime, counted: bool = False
+    it: _Item, next_at: datetime, level: int, outcome: str, now: datetime, counted: bool = False
 ) -> None:
-    trace.debug("release %s %s %.6f", claim.source.id, claim.worker, time.monotonic())
+    """End a failed cycle: `outcome` (retry or error), the failure counted."""
+    _trace_release(it)
+    it.result.outcome = outcome
     try:
         claims.release(
-            claim,
+            it.claim,
             next_at=next_at,
             level=level,
             outcome=outcome,
@@ -184,7 +196,7 @@ def _release(
             counted=counted,
         )
     except DatabaseError:  # the database is gone: the claim's TTL frees the block
-        log.warning("dream: could not release %s", claim.source.id, exc_info=True)
+        log.warning("dream: could not release %s", it.id, exc_info=True)
 
 
 def _run(items: list[_Item], mode: str, now: datetime, policy: backoff.Policy) -> None:
@@ -196,7 +208,7 @@ def _run(items: list[_Item], mode: str, now: datetime, policy: backoff.Policy) -
         _plan(it, found.get(it.id, []), mode, now, policy)
     planned = [it for it in items if it.plan is not None]
     for it in planned:
-        trace.debug("release %s %s %.6f", it.id, it.claim.worker, time.monotonic())
+        _trace_release(it)
     if planned:
         _write(planned, now)
 
@@ -210,8 +222,7 @@ def _plan(
         proposals = _type(it.claim, cands, mode, it.result) if cands else []
     except TRANSIENT as exc:
         log.warning("dream: transient failure on %s (%s); retry soon", it.id, exc)
-        _release(it.claim, now + backoff.retry_delay(policy), it.claim.level, "retry", now)
-        it.result.outcome = "retry"
+        _release(it, now + backoff.retry_delay(policy), it.claim.level, "retry", now)
         return
     except _Stopped:
         raise
