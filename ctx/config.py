@@ -578,6 +578,14 @@ KNOBS: tuple[Knob, ...] = (
     _knob("CTX_DREAM_FANOUT", "int", 2, "Most cycle tasks one feed enqueues.", bounds=(1, 64)),
     _knob("CTX_DREAM_BATCH", "int", 1000, "Most cycles one task runs.", bounds=(1, 100000)),
     _knob(
+        "CTX_DREAM_CLAIM_SIZE",
+        "int",
+        16,
+        "Blocks one claim takes at once and writes in one transaction "
+        "(1 with an LLM or in throttled mode).",
+        bounds=(1, 256),
+    ),
+    _knob(
         "CTX_DREAM_TASK_SECONDS",
         "float",
         50.0,
