@@ -36,6 +36,7 @@ class QueryParams:
     now: datetime | None = None
     as_of: datetime | None = None
     stages: tuple[str, ...] | None = None  # None: the configured CTX_QUERY_STAGES
+    fusion: str | None = None  # None: the configured CTX_FUSION
 
     @classmethod
     def from_request(cls, data: dict[str, Any]) -> QueryParams:
@@ -46,6 +47,7 @@ class QueryParams:
             now=v.timestamp(data, "now"),
             as_of=v.timestamp(data, "as_of"),
             stages=_stages(data),
+            fusion=v.choice(data, "fusion", ("score", "rrf")),
         )
 
 
@@ -112,20 +114,22 @@ def _retrieve(ctx: QueryContext, params: QueryParams) -> list[Hit]:
     pool = max(sp.limit * 3, 50)  # stages re-rank a wider pool than the caller sees
     narrowed = temporal_query.period_filter(filters, ctx.temporal)
     if narrowed is not None:
-        retrieval = _run(ctx, narrowed, pool)
+        retrieval = _run(ctx, narrowed, pool, params.fusion)
         hits = hits_from(retrieval, pool)
         ctx.explain["period_filter"] = {"applied": len(hits) >= sp.limit, "found": len(hits)}
         if len(hits) >= sp.limit:
             ctx.retrieval = retrieval
             return attach_blocks(hits)
-    ctx.retrieval = _run(ctx, filters, pool)
+    ctx.retrieval = _run(ctx, filters, pool, params.fusion)
     return attach_blocks(hits_from(ctx.retrieval, pool))
 
 
-def _run(ctx: QueryContext, filters: Filters, pool: int) -> Retrieval:
+def _run(ctx: QueryContext, filters: Filters, pool: int, fusion: str | None) -> Retrieval:
     """The query's arms, plus each compared part's arms when the question compares things."""
     tenant = ctx.principal.tenant_id
     arm_weights = weights(tenant)
+    if fusion is not None:  # an evaluation control, like `stages`
+        arm_weights = replace(arm_weights, method=fusion)
     lexical = temporal_query.lexical_text(ctx.query, ctx.temporal)
     iso = temporal_query.iso_dates(ctx.temporal)
     retrieval = Retrieval(

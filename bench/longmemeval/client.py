@@ -163,8 +163,10 @@ class CtxClient:
         timeout: float = 60.0,
         transport: httpx.BaseTransport | None = None,
         stages: list[str] | None = None,
+        fusion: str | None = None,
     ) -> None:
         self.stages = stages  # None: the server's configured stages
+        self.fusion = fusion  # None: the server's configured CTX_FUSION
         self._http = httpx.Client(
             base_url=base_url,
             headers={"X-Context-Key": key},
@@ -203,6 +205,8 @@ class CtxClient:
         }
         if self.stages is not None:
             payload["stages"] = self.stages
+        if self.fusion is not None:
+            payload["fusion"] = self.fusion
         started = time.perf_counter()
         body = self._post("/api/query", payload)
         client_ms = (time.perf_counter() - started) * 1000

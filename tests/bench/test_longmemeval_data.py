@@ -231,3 +231,17 @@ def test_it_stores_a_sessions_user_turns_as_paragraphs() -> None:
     assert session.text == " ".join(session.turns)  # the baselines keep the official text
     plan = build_blocks(question, "session", "c")
     assert plan.blocks[0]["content"] == session.content
+
+
+def test_it_parses_variants_of_ctx_to_query_in_the_same_run() -> None:
+    from bench.longmemeval.run import Variant
+
+    assert Variant.parse("no-temporal=stages:feedback,supersedes") == Variant(
+        "no-temporal", ("feedback", "supersedes"), None
+    )
+    assert Variant.parse("rrf=fusion:rrf;stages:") == Variant("rrf", (), "rrf")
+    assert Variant.parse("plain=") == Variant("plain", None, None)
+    with pytest.raises(ValueError, match="expected"):
+        Variant.parse("x=weights:1")
+    with pytest.raises(ValueError, match="name"):
+        Variant.parse("=stages:a")
