@@ -277,7 +277,7 @@ KNOBS: tuple[Knob, ...] = (
     _knob(
         "CTX_RRF_W_SEMANTIC",
         "float",
-        0.45,
+        0.55,
         "Fusion weight of the semantic arm (score and RRF fusion).",
         bounds=(0, 1),
         live=True,
@@ -295,7 +295,7 @@ KNOBS: tuple[Knob, ...] = (
     _knob(
         "CTX_RRF_W_FTS_DE",
         "float",
-        0.20,
+        0.15,
         "Fusion weight of German full text (BM25).",
         bounds=(0, 1),
         live=True,
@@ -304,7 +304,7 @@ KNOBS: tuple[Knob, ...] = (
     _knob(
         "CTX_RRF_W_TITLE",
         "float",
-        0.10,
+        0.05,
         "Fusion weight of the title trigram arm.",
         bounds=(0, 1),
         live=True,

@@ -21,7 +21,7 @@ from retrieval.embeddings import embed_query
 from retrieval.lexical import SearchParams
 from retrieval.llm import get_llm
 from retrieval.search import Hit, Retrieval, arm_terms, attach_blocks, hits_from, preview, run_arms
-from retrieval.sql import ArmWeights, Filters
+from retrieval.sql import ARMS, ArmWeights, Filters
 from retrieval.stages import QueryContext, run_stages
 from retrieval.text import lexical_query
 
@@ -132,6 +132,10 @@ def _run(ctx: QueryContext, filters: Filters, pool: int, fusion: str | None) -> 
         arm_weights = replace(arm_weights, method=fusion)
     lexical = temporal_query.lexical_text(ctx.query, ctx.temporal)
     iso = temporal_query.iso_dates(ctx.temporal)
+    texts = _arm_texts(ctx, lexical)
+    if texts is None:  # untranslated: the other language's arm would only add noise
+        arm_weights = arm_weights.for_language(ctx.explain["language"]["detected"])
+    ctx.explain["weights"] = {a: arm_weights.of(a) for a in ARMS}
     retrieval = Retrieval(
         weights=arm_weights,
         arms=run_arms(
@@ -140,7 +144,7 @@ def _run(ctx: QueryContext, filters: Filters, pool: int, fusion: str | None) -> 
             limit=pool,
             weights=arm_weights,
             query_vector=ctx.query_vector,
-            terms=arm_terms(lexical, _arm_texts(ctx, lexical), iso),
+            terms=arm_terms(lexical, texts, iso),
         ),
     )
     parts = decompose.parts(ctx.query) if registry.value("CTX_QUERY_DECOMPOSE", tenant) else []
