@@ -146,7 +146,8 @@ def explain(data_dir: Path, question: str) -> dict[str, Any]:
     """EXPLAIN ANALYZE one fused search, as `ctx_app` with a tenant's scopes and as owner."""
     import psycopg
 
-    from retrieval.sql import ArmWeights, Filters, fused_search_sql
+    from retrieval.search import df_cap, lexical_terms
+    from retrieval.sql import ARMS, Filters, arms_sql
 
     owner = owner_url(data_dir)
     with psycopg.connect(owner, autocommit=True) as conn:
@@ -156,12 +157,15 @@ def explain(data_dir: Path, question: str) -> dict[str, Any]:
             "SELECT embedding::text FROM ctx_blockchunk ORDER BY block_id LIMIT 1"
         ).fetchone()
     assert bench_scope is not None and vec is not None
-    sql, params = fused_search_sql(
-        filters=Filters(scope_ids=[bench_scope[0]]), weights=ArmWeights(), with_semantic=True
+    terms = lexical_terms(question)
+    sql, params = arms_sql(
+        filters=Filters(scope_ids=[bench_scope[0]]),
+        arms=ARMS,
+        terms={"fts_en": terms, "fts_de": terms},
     )
     params.update(
-        q_english=question, q_german=question, q_raw=question, qvec=vec[0], pool=50,
-        chunk_pool=200, limit=10,
+        q_raw=question, qvec=vec[0], pool=50, chunk_pool=200, n_docs=10_000,
+        df_cap=df_cap(10_000),
     )  # fmt: skip
     plans = {}
     for name, url in (("rls_on", runtime_database_url(owner)), ("rls_off", owner)):

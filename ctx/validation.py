@@ -48,6 +48,18 @@ def string(
     return value
 
 
+def choice(data: dict[str, Any], name: str, options: tuple[str, ...]) -> str | None:
+    """One of `options`, or None when absent."""
+    value = data.get(name)
+    if value is None:
+        return None
+    if value not in options:
+        raise ValidationFailed(
+            f"'{name}' must be one of: {', '.join(options)}.", details={"field": name}
+        )
+    return str(value)
+
+
 def content(data: dict[str, Any], name: str = "content", *, required: bool = True) -> str | None:
     value = data.get(name)
     if value is None and not required:

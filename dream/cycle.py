@@ -1,10 +1,13 @@
-"""One dream cycle, and the loop a worker runs:
+"""Dream cycles, and the loop a worker runs:
 
-    claim → candidates → typing (LLM or rules) → checks → ≤ N links → write (replace) →
-    supersession, quality, canonical promotion → back-off cooldown → release
+    claim a batch → candidates (one statement for the batch) → per block: typing (LLM or
+    rules) → checks → ≤ N links → one write for the batch (replace semantics, in claim order)
+    → supersession, quality, canonical promotion → back-off cooldowns → release
 
-The mode is read with every claim; `off` also stops a running cycle at its next step (after a
-throttle pause or model call, and at the write, which re-reads it under the claim's lock).
+A batch is up to CTX_DREAM_CLAIM_SIZE blocks of one tenant; with an LLM, or in throttled mode,
+it is one block, so a slow model call never holds other claims. The mode is read with every
+claim; `off` also stops running cycles at their next step (after a throttle pause or model
+call, and at the write, which re-reads it under the claims' locks).
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import socket
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -27,8 +30,9 @@ from ctx.errors import SensitivityBlocked
 from ctx.models import Block
 from ctx.sensitivity import highest
 from dream import backoff, claims, links, selection
-from dream.candidates import Candidate, find, title_threshold
+from dream.candidates import Candidate, find_many, title_threshold
 from dream.claims import Claim
+from dream.replace import CycleCounts, CyclePlan, Existing, Net, rejudged, replay
 from dream.services import mode_get
 from dream.typing import Proposal, llm_type, rules_type
 from retrieval.llm import LLMError, get_llm
@@ -41,10 +45,6 @@ TRANSIENT: tuple[type[Exception], ...] = (LLMError, OperationalError)
 
 class _Stopped(Exception):
     """The mode went off mid-cycle: roll back and hand the block back untouched."""
-
-
-class _Lost(Exception):
-    """The claim expired and another worker holds the block now: write nothing."""
 
 
 @dataclass
@@ -108,87 +108,86 @@ def _level(claim: Claim, cands: list[Candidate]) -> str:
     return highest(*levels)
 
 
-@dataclass(frozen=True)
-class Plan:
-    chosen: list[Proposal]  # what the cycle writes (capped)
-    valid: set[tuple[str, str, str]]  # every proposal that passed the checks (before the cap)
-    evaluated: list[str]  # the candidates' ids
+@dataclass
+class _Item:
+    """One claimed block on its way through a batch."""
 
+    claim: Claim
+    result: CycleResult
+    plan: CyclePlan | None = None
+    next_state: tuple[int, str, datetime] | None = None  # level, outcome, next_at
+    traced: bool = False  # its release is in the claim trace
 
-def _write(
-    claim: Claim, plan: Plan, now: datetime, next_state: tuple[int, str, datetime]
-) -> tuple[links.Written | None, str]:
-    """The cycle's one transaction: lock, re-check claim and mode, write, schedule, release."""
-    cfg = _cfg()
-    src, chosen = claim.source.id, plan.chosen
-    old = links.rejudged_links(src, plan.evaluated) if chosen else []
-    ends = {src, *(p.source_id for p in chosen), *(p.target_id for p in chosen)}
-    ends |= {e for s, t, _ in old for e in (s, t)}
-    level, outcome, next_at = next_state
-    with transaction.atomic():
-        links.lock_blocks(ends)
-        mode = claims.lock_owned(claim, cfg["CTX_DREAM_INITIAL_MODE"])
-        if mode is None:
-            raise _Lost()
-        if mode == "off":
-            raise _Stopped()
-        written = _apply(claim, plan, old, now) if chosen else None
-        if written is not None and (written.created or written.removed):
-            level, outcome = 0, "changed"
-            next_at = now + backoff.cooldown(0, backoff.Policy.from_settings(cfg))
-        claims.release(claim, next_at=next_at, level=level, outcome=outcome, now=now)
-    return written, outcome
-
-
-def _apply(
-    claim: Claim, plan: Plan, old: list[tuple[str, str, str]], now: datetime
-) -> links.Written:
-    cfg = _cfg()
-    src, chosen = claim.source.id, plan.chosen
-    minimum = cfg["CTX_DREAM_SUPERSEDE_MIN"]
-    created, updated = links.upsert(chosen, found_by=src, now=now)
-    removed = links.remove_stale(plan.valid, old)
-    superseded = links.supersede(chosen, minimum=minimum)
-    restored = links.restore([t for _, t, c in removed if c == "supersedes"], minimum=minimum)
-    touched = {src, *(p.target_id for p in chosen), *(p.source_id for p in chosen)}
-    touched |= {e for s, t, _ in removed for e in (s, t)}
-    links.update_quality(touched, canonical_support=cfg["CTX_DREAM_CANONICAL_SUPPORT"])
-    return links.Written(created, updated, len(removed), superseded, restored)
+    @property
+    def id(self) -> str:
+        return self.claim.source.id
 
 
 def run_cycle(claim: Claim, *, mode: str, now: datetime | None = None) -> CycleResult:
     """Run one claimed cycle to its end; never raises for a failure of this block."""
-    cfg = _cfg()
-    now = now or timezone.now()
-    policy = backoff.Policy.from_settings(cfg)
-    result = CycleResult(block_id=claim.source.id)
+    return run_batch([claim], mode=mode, now=now)[0]
+
+
+def run_batch(batch: list[Claim], *, mode: str, now: datetime | None = None) -> list[CycleResult]:
+    """Run a claimed batch to its end, in claim order; never raises for a failure of its
+    blocks. A failure of the batch's shared statements (candidates, the write) is retried
+    block by block, so one bad block cannot fail its batch neighbours."""
+    items = [_Item(claim, CycleResult(block_id=claim.source.id)) for claim in batch]
+    _run_items(items, mode, now or timezone.now())
+    return [it.result for it in items]
+
+
+def _run_items(items: list[_Item], mode: str, now: datetime) -> None:
+    policy = backoff.Policy.from_settings(_cfg())
+    split = False
     try:
-        _cycle(claim, mode, now, policy, result)
+        _run(items, mode, now, policy)
     except _Stopped:
-        trace.debug("release %s %s %.6f", claim.source.id, claim.worker, time.monotonic())
-        claims.abandon(claim)
-        result.outcome = "stopped"
-    except _Lost:
-        result.outcome = "lost"
+        open_items = [it for it in items if not it.result.outcome]
+        for it in open_items:
+            _trace_release(it)
+            it.result.outcome = "stopped"
+        claims.abandon([it.claim for it in open_items])
     except TRANSIENT as exc:
-        log.warning("dream: transient failure on %s (%s); retry soon", claim.source.id, exc)
-        _release(claim, now + backoff.retry_delay(policy), claim.level, "retry", now, False)
-        result.outcome = "retry"
+        log.warning("dream: transient failure on %d blocks (%s); retry soon", len(items), exc)
+        for it in items:
+            if not it.result.outcome:
+                _release(it, now + backoff.retry_delay(policy), it.claim.level, "retry", now)
     except Exception:
-        log.exception("dream: cycle of %s failed", claim.source.id)
-        level = backoff.next_level(claim.level, "unchanged", policy)
-        _release(claim, now + backoff.cooldown(level, policy), level, "error", now, True)
-        result.outcome = "error"
-    return result
+        if len(items) == 1:
+            log.exception("dream: cycle of %s failed", items[0].id)
+            _fail(items[0], now, policy)
+        else:
+            log.warning("dream: batch of %d failed; block by block", len(items), exc_info=True)
+            split = True
+    if split:  # outside the handler: each block's own failure is logged on its own
+        for it in items:
+            if not it.result.outcome:
+                _run_items([it], mode, now)
+
+
+def _trace_release(it: _Item) -> None:
+    """The claim trace's release, once per claim, before the statement that releases it
+    commits (so a traced hold never outlasts the real one)."""
+    if not it.traced:
+        trace.debug("release %s %s %.6f", it.id, it.claim.worker, time.monotonic())
+        it.traced = True
+
+
+def _fail(it: _Item, now: datetime, policy: backoff.Policy) -> None:
+    level = backoff.next_level(it.claim.level, "unchanged", policy)
+    _release(it, now + backoff.cooldown(level, policy), level, "error", now, counted=True)
 
 
 def _release(
-    claim: Claim, next_at: datetime, level: int, outcome: str, now: datetime, counted: bool
+    it: _Item, next_at: datetime, level: int, outcome: str, now: datetime, counted: bool = False
 ) -> None:
-    trace.debug("release %s %s %.6f", claim.source.id, claim.worker, time.monotonic())
+    """End a failed cycle: `outcome` (retry or error), the failure counted."""
+    _trace_release(it)
+    it.result.outcome = outcome
     try:
         claims.release(
-            claim,
+            it.claim,
             next_at=next_at,
             level=level,
             outcome=outcome,
@@ -197,31 +196,126 @@ def _release(
             counted=counted,
         )
     except DatabaseError:  # the database is gone: the claim's TTL frees the block
-        log.warning("dream: could not release %s", claim.source.id, exc_info=True)
+        log.warning("dream: could not release %s", it.id, exc_info=True)
 
 
-def _cycle(
-    claim: Claim, mode: str, now: datetime, policy: backoff.Policy, result: CycleResult
-) -> None:
+def _run(items: list[_Item], mode: str, now: datetime, policy: backoff.Policy) -> None:
     cfg = _cfg()
-    cands = find(claim.source, k=cfg["CTX_DREAM_CANDIDATES"], chars=claims.CONTENT_CHARS)
-    result.candidates = len(cands)
-    proposals = _type(claim, cands, mode, result) if cands else []
-    ok, result.rejected = selection.checked(proposals, claim.source, {c.id: c for c in cands})
-    plan = Plan(
-        chosen=selection.select(ok, cfg["CTX_DREAM_MAX_LINKS"]),
-        valid={(p.source_id, p.target_id, p.link_class) for p in ok},
-        evaluated=[c.id for c in cands],
+    found = find_many(
+        [it.claim.source for it in items], k=cfg["CTX_DREAM_CANDIDATES"], chars=claims.CONTENT_CHARS
+    )
+    for it in items:
+        _plan(it, found.get(it.id, []), mode, now, policy)
+    planned = [it for it in items if it.plan is not None]
+    for it in planned:
+        _trace_release(it)
+    if planned:
+        _write(planned, now)
+
+
+def _plan(
+    it: _Item, cands: list[Candidate], mode: str, now: datetime, policy: backoff.Policy
+) -> None:
+    """Type and check one block's candidates; a failure here ends this block's cycle only."""
+    it.result.candidates = len(cands)
+    try:
+        proposals = _type(it.claim, cands, mode, it.result) if cands else []
+    except TRANSIENT as exc:
+        log.warning("dream: transient failure on %s (%s); retry soon", it.id, exc)
+        _release(it, now + backoff.retry_delay(policy), it.claim.level, "retry", now)
+        return
+    except _Stopped:
+        raise
+    except Exception:
+        log.exception("dream: cycle of %s failed", it.id)
+        _fail(it, now, policy)
+        return
+    ok, it.result.rejected = selection.checked(proposals, it.claim.source, {c.id: c for c in cands})
+    it.plan = CyclePlan(
+        block_id=it.id,
+        chosen=selection.select(ok, _cfg()["CTX_DREAM_MAX_LINKS"]),
+        valid=frozenset((p.source_id, p.target_id, p.link_class) for p in ok),
+        evaluated=frozenset(c.id for c in cands),
     )
     # inert: nothing even remotely related (no proposal at all), so back off far at once
     outcome = "unchanged" if proposals else "inert"
-    level = backoff.next_level(claim.level, outcome, policy)  # type: ignore[arg-type]
-    next_state = (level, outcome, now + backoff.cooldown(level, policy))
-    trace.debug("release %s %s %.6f", claim.source.id, claim.worker, time.monotonic())
-    written, result.outcome = _write(claim, plan, now, next_state)
-    if written is not None:
-        result.written = written.created + written.updated
-        result.created, result.removed = written.created, written.removed
+    level = backoff.next_level(it.claim.level, outcome, policy)  # type: ignore[arg-type]
+    it.next_state = (level, outcome, now + backoff.cooldown(level, policy))
+
+
+def _write(items: list[_Item], now: datetime) -> None:
+    """The batch's one transaction: lock, re-check claims and mode, write, schedule, release."""
+    cfg = _cfg()
+    plans = [it.plan for it in items if it.plan is not None]
+    ends = _ends(plans, links.links_around([p.block_id for p in plans]))
+    with transaction.atomic():
+        live = links.lock_blocks(ends)
+        mode, owned = claims.lock_owned([it.claim for it in items], cfg["CTX_DREAM_INITIAL_MODE"])
+        if mode == "off":
+            raise _Stopped()
+        mine = [it for it in items if it.id in owned]  # the others: TTL passed, text changed
+        net = replay([_live_only(it, live) for it in mine], links.links_around(owned))
+        _apply(net, now)
+        releases = [_release_of(it, net.counts.get(it.id), now) for it in mine]
+        claims.release_many(releases, now=now)
+    # Results only once committed: after a failed write every block is still open and is
+    # released by the caller (retry, or block by block).
+    for it in items:
+        it.result.outcome = "lost"
+    for it, release in zip(mine, releases, strict=True):
+        _record(it.result, release.outcome, net.counts.get(it.id))
+
+
+def _ends(plans: list[CyclePlan], around: list[Existing]) -> set[str]:
+    """Every block the write may touch: the batch, the chosen links' ends, and the ends of
+    the links its cycles re-judge (they may be removed, their targets restored)."""
+    ends = {p.block_id for p in plans}
+    for plan in plans:
+        ends |= {e for p in plan.chosen for e in (p.source_id, p.target_id)}
+    ends |= {e for k in rejudged(plans, around) for e in k[:2]}
+    return ends
+
+
+def _live_only(it: _Item, live: dict[str, int]) -> CyclePlan:
+    """The plan without links to blocks archived or moved since the candidates were read."""
+    assert it.plan is not None
+    scope = live.get(it.id)
+    chosen = [
+        p
+        for p in it.plan.chosen
+        if scope is not None and live.get(p.source_id) == live.get(p.target_id) == scope
+    ]
+    return replace(it.plan, chosen=chosen)
+
+
+def _apply(net: Net, now: datetime) -> None:
+    cfg = _cfg()
+    minimum = cfg["CTX_DREAM_SUPERSEDE_MIN"]
+    links.upsert(net.upserts, now=now)
+    links.delete(net.deletes)
+    links.supersede([p for p, _ in net.upserts.values()], minimum=minimum)
+    removed = [k for c in net.counts.values() for k in c.removed]
+    links.restore([t for _, t, c in removed if c == "supersedes"], minimum=minimum)
+    touched = {b for b, c in net.counts.items() if c.created or c.updated or c.removed}
+    touched |= {e for k in [*net.upserts, *removed] for e in k[:2]}
+    links.update_quality(touched, canonical_support=cfg["CTX_DREAM_CANONICAL_SUPPORT"])
+
+
+def _release_of(it: _Item, counts: CycleCounts | None, now: datetime) -> claims.Release:
+    """How the cycle ends: a cycle that created or removed a link starts its back-off over."""
+    assert it.next_state is not None
+    level, outcome, next_at = it.next_state
+    if counts is not None and (counts.created or counts.removed):
+        level, outcome = 0, "changed"
+        next_at = now + backoff.cooldown(0, backoff.Policy.from_settings(_cfg()))
+    return claims.Release(it.claim, next_at, level, outcome)
+
+
+def _record(result: CycleResult, outcome: str, counts: CycleCounts | None) -> None:
+    result.outcome = outcome
+    if counts is not None:
+        result.written = counts.created + counts.updated
+        result.created, result.removed = counts.created, len(counts.removed)
 
 
 @dataclass
@@ -274,16 +368,23 @@ def _loop(
 ) -> None:
     cfg = _cfg()
     while summary.cycles < max_cycles and time.monotonic() - started < budget:
-        mode, claim = claims.claim_next(
-            worker=worker, now=clock(), ttl=ttl, default_mode=cfg["CTX_DREAM_INITIAL_MODE"]
+        size = 1 if get_llm() is not None else cfg["CTX_DREAM_CLAIM_SIZE"]
+        mode, batch = claims.claim_batch(
+            worker=worker,
+            now=clock(),
+            ttl=ttl,
+            default_mode=cfg["CTX_DREAM_INITIAL_MODE"],
+            limit=min(size, max_cycles - summary.cycles),
         )
         summary.mode = mode
-        if claim is None:
+        if not batch:
             break
-        trace.debug("claim %s %s %.6f", claim.source.id, worker, time.monotonic())
-        result = run_cycle(claim, mode=mode, now=clock())
-        summary.cycles += 1
-        summary.outcomes[result.outcome] += 1
-        summary.links_created += result.created
-        if result.outcome == "stopped":
+        for claim in batch:
+            trace.debug("claim %s %s %.6f", claim.source.id, worker, time.monotonic())
+        results = run_batch(batch, mode=mode, now=clock())
+        summary.cycles += len(results)
+        for result in results:
+            summary.outcomes[result.outcome] += 1
+            summary.links_created += result.created
+        if any(result.outcome == "stopped" for result in results):
             break

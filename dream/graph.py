@@ -278,7 +278,7 @@ def _inject(
         Hit(
             id=e.other,
             score=cfg["CTX_GRAPH_INJECTION"] * top * e.strength,
-            rrf=0.0,
+            fused=0.0,
             stages={"graph": {"via": e.seed, "link_class": e.link_class}},
         )
         for e in ranked

@@ -11,48 +11,42 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass
 from datetime import datetime
 
 from django.db import connection
 
+from dream.replace import Existing, Key
 from dream.typing import Proposal
 
 LINK_MIN_SUPPORT = 0.75  # links this confident count as support for quality and promotion
 
 
-@dataclass(frozen=True)
-class Written:
-    created: int
-    updated: int
-    removed: int
-    superseded: list[str]
-    restored: list[str]
-
-
-def lock_blocks(ids: Iterable[str]) -> None:
+def lock_blocks(ids: Iterable[str]) -> dict[str, int]:
     """Lock the blocks a write touches, in id order: concurrent cycles on neighbouring blocks
-    then queue instead of deadlocking. NO KEY UPDATE leaves foreign-key checks unblocked."""
+    then queue instead of deadlocking. NO KEY UPDATE leaves foreign-key checks unblocked.
+    Returns the scope of each live (not archived) block among them."""
     with connection.cursor() as cur:
         cur.execute(
-            "SELECT id FROM ctx_block WHERE id = ANY(%s::uuid[]) ORDER BY id FOR NO KEY UPDATE",
+            """SELECT id::text, scope_id, archived FROM ctx_block WHERE id = ANY(%s::uuid[])
+               ORDER BY id FOR NO KEY UPDATE""",
             [sorted(set(ids))],
         )
+        return {r[0]: r[1] for r in cur.fetchall() if not r[2]}
 
 
-def rejudged_links(block_id: str, evaluated: list[str]) -> list[tuple[str, str, str]]:
-    """(source, target, class) of the unpinned dream links this cycle re-judged: proposed by
-    this block's earlier cycles, or between this block and a candidate it just evaluated."""
+def links_around(block_ids: Iterable[str]) -> list[Existing]:
+    """Every link a batch's cycles could re-judge or overwrite: those touching its blocks or
+    found by them (links of every origin, so pinned and manual ones are known as such)."""
     with connection.cursor() as cur:
         cur.execute(
-            """SELECT source_id::text, target_id::text, link_class FROM dream_link
-               WHERE origin = 'dream' AND NOT pinned AND (
-                   found_by_id = %(id)s
-                   OR (source_id = %(id)s AND target_id = ANY(%(ev)s::uuid[]))
-                   OR (target_id = %(id)s AND source_id = ANY(%(ev)s::uuid[])))""",
-            {"id": block_id, "ev": evaluated},
+            """SELECT source_id::text, target_id::text, link_class,
+                      origin = 'dream' AND NOT pinned, found_by_id::text
+               FROM dream_link
+               WHERE source_id = ANY(%(ids)s::uuid[]) OR target_id = ANY(%(ids)s::uuid[])
+                  OR found_by_id = ANY(%(ids)s::uuid[])""",
+            {"ids": sorted(set(block_ids))},
         )
-        return [(r[0], r[1], r[2]) for r in cur.fetchall()]
+        return [Existing((r[0], r[1], r[2]), bool(r[3]), r[4]) for r in cur.fetchall()]
 
 
 # Both ends must be live blocks of one scope at write time (a block archived or moved since
@@ -61,9 +55,10 @@ _UPSERT = """
 INSERT INTO dream_link (source_id, target_id, link_class, scope_id, confidence, raw_confidence,
                         origin, evidence, pinned, found_by_id, created_at, updated_at)
 SELECT v.source_id, v.target_id, v.link_class, a.scope_id, v.confidence, v.raw,
-       'dream', v.evidence, false, %(found_by)s, %(now)s, %(now)s
+       'dream', v.evidence, false, v.found_by, %(now)s, %(now)s
 FROM jsonb_to_recordset(%(rows)s::jsonb) AS v(source_id uuid, target_id uuid, link_class text,
-                                              confidence float8, raw float8, evidence jsonb)
+                                              confidence float8, raw float8, evidence jsonb,
+                                              found_by uuid)
 JOIN ctx_block a ON a.id = v.source_id AND NOT a.archived
 JOIN ctx_block b ON b.id = v.target_id AND NOT b.archived AND b.scope_id = a.scope_id
 ORDER BY v.source_id, v.target_id, v.link_class
@@ -76,11 +71,12 @@ RETURNING (xmax = 0)
 """
 
 
-def upsert(proposals: list[Proposal], *, found_by: str, now: datetime) -> tuple[int, int]:
-    """Insert or refresh the links; returns (created, updated)."""
-    if not proposals:
+def upsert(rows: dict[Key, tuple[Proposal, str]], *, now: datetime) -> tuple[int, int]:
+    """Insert or refresh links (one row per key: the proposal and the block that found it);
+    returns (created, updated)."""
+    if not rows:
         return 0, 0
-    rows = [
+    data = [
         {
             "source_id": p.source_id,
             "target_id": p.target_id,
@@ -88,20 +84,19 @@ def upsert(proposals: list[Proposal], *, found_by: str, now: datetime) -> tuple[
             "confidence": p.confidence,
             "raw": p.raw,
             "evidence": p.evidence,
+            "found_by": found_by,
         }
-        for p in proposals
+        for p, found_by in rows.values()
     ]
     with connection.cursor() as cur:
-        cur.execute(_UPSERT, {"rows": json.dumps(rows), "found_by": found_by, "now": now})
+        cur.execute(_UPSERT, {"rows": json.dumps(data), "now": now})
         flags = [bool(r[0]) for r in cur.fetchall()]
     return sum(flags), len(flags) - sum(flags)
 
 
-def remove_stale(
-    keep: set[tuple[str, str, str]], old: list[tuple[str, str, str]]
-) -> list[tuple[str, str, str]]:
-    """Delete the re-judged unpinned dream links the cycle did not find valid again."""
-    stale = [k for k in old if k not in keep]
+def delete(keys: Iterable[Key]) -> list[Key]:
+    """Delete these links if they are still unpinned dream links; returns those deleted."""
+    stale = sorted(set(keys))
     if not stale:
         return []
     with connection.cursor() as cur:
@@ -116,51 +111,57 @@ def remove_stale(
         return [(r[0], r[1], r[2]) for r in cur.fetchall()]
 
 
-def supersede(proposals: list[Proposal], *, minimum: float) -> list[str]:
-    """Turn the targets of confident supersedes links into snapshots of their successor."""
-    done: list[str] = []
-    for p in proposals:
-        if p.link_class != "supersedes" or p.confidence < minimum:
-            continue
-        with connection.cursor() as cur:
-            cur.execute(
-                """UPDATE ctx_block SET lifecycle = 'snapshot', superseded_by_id = %(new)s
-                   WHERE id = %(old)s AND lifecycle IN ('knowledge', 'canonical', 'snapshot')
-                     AND superseded_by_id IS DISTINCT FROM %(new)s
-                     AND NOT EXISTS (SELECT 1 FROM ctx_block n
-                                     WHERE n.id = %(new)s AND n.superseded_by_id = %(old)s)""",
-                {"new": p.source_id, "old": p.target_id},
-            )
-            if cur.rowcount:
-                done.append(p.target_id)
-    return done
+_SUPERSEDE = """
+UPDATE ctx_block o SET lifecycle = 'snapshot', superseded_by_id = v.new
+FROM jsonb_to_recordset(%s::jsonb) AS v(new uuid, old uuid)
+WHERE o.id = v.old AND o.lifecycle IN ('knowledge', 'canonical', 'snapshot')
+  AND o.superseded_by_id IS DISTINCT FROM v.new
+  AND NOT EXISTS (SELECT 1 FROM ctx_block n WHERE n.id = v.new AND n.superseded_by_id = v.old)
+RETURNING o.id::text
+"""
+
+
+def supersede(proposals: Iterable[Proposal], *, minimum: float) -> list[str]:
+    """Turn the targets of confident supersedes links into snapshots of their successor
+    (for a target named twice, the last proposal wins)."""
+    pairs = {
+        p.target_id: p.source_id
+        for p in proposals
+        if p.link_class == "supersedes" and p.confidence >= minimum
+    }
+    if not pairs:
+        return []
+    rows = [{"new": new, "old": old} for old, new in sorted(pairs.items())]
+    with connection.cursor() as cur:
+        cur.execute(_SUPERSEDE, [json.dumps(rows)])
+        return [r[0] for r in cur.fetchall()]
+
+
+_RESTORE = """
+WITH t AS (
+    SELECT t.id, (SELECT l.source_id FROM dream_link l
+                  WHERE l.target_id = t.id AND l.link_class = 'supersedes'
+                    AND l.confidence >= %(min)s
+                  ORDER BY l.confidence DESC, l.source_id LIMIT 1) AS succ
+    FROM unnest(%(ids)s::uuid[]) AS t(id)
+)
+UPDATE ctx_block b SET superseded_by_id = t.succ,
+    lifecycle = CASE WHEN t.succ IS NOT NULL THEN 'snapshot' ELSE 'knowledge' END
+FROM t
+WHERE b.id = t.id AND b.lifecycle = 'snapshot' AND b.superseded_by_id IS DISTINCT FROM t.succ
+RETURNING b.id::text, b.superseded_by_id
+"""
 
 
 def restore(targets: Iterable[str], *, minimum: float) -> list[str]:
     """After supersedes links were removed: point each target at its most confident remaining
-    successor, or make it plain knowledge again when none is left."""
-    restored: list[str] = []
-    for target in sorted(set(targets)):
-        with connection.cursor() as cur:
-            cur.execute(
-                """WITH succ AS (
-                       SELECT source_id FROM dream_link
-                       WHERE target_id = %(t)s AND link_class = 'supersedes'
-                         AND confidence >= %(min)s
-                       ORDER BY confidence DESC, source_id LIMIT 1)
-                   UPDATE ctx_block SET
-                       superseded_by_id = (SELECT source_id FROM succ),
-                       lifecycle = CASE WHEN EXISTS (SELECT 1 FROM succ) THEN 'snapshot'
-                                        ELSE 'knowledge' END
-                   WHERE id = %(t)s AND lifecycle = 'snapshot'
-                     AND superseded_by_id IS DISTINCT FROM (SELECT source_id FROM succ)
-                   RETURNING superseded_by_id""",
-                {"t": target, "min": minimum},
-            )
-            row = cur.fetchone()
-        if row is not None and row[0] is None:
-            restored.append(target)
-    return restored
+    successor, or make it plain knowledge again when none is left; returns the latter."""
+    ids = sorted(set(targets))
+    if not ids:
+        return []
+    with connection.cursor() as cur:
+        cur.execute(_RESTORE, {"ids": ids, "min": minimum})
+        return sorted(r[0] for r in cur.fetchall() if r[1] is None)
 
 
 _QUALITY = """

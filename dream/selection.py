@@ -15,9 +15,8 @@ from dataclasses import replace
 
 from dream.candidates import Candidate, Source
 from dream.models import SYMMETRIC
-from dream.typing import CAUSAL, RECURRENT, SUPERSEDES, Proposal
+from dream.typing import CAUSAL, RECURRENT, SUPERSEDES, Proposal, similar_titles
 
-SUPERSEDE_TITLE_MIN = 0.5
 # Among equally confident links of classes chosen equally often: the more telling class first.
 PRIORITY = {SUPERSEDES: 4, RECURRENT: 3, CAUSAL: 2, "factual": 2, "topical": 1}
 
@@ -41,7 +40,7 @@ def check(p: Proposal, src: Source, cands: dict[str, Candidate]) -> tuple[Propos
     if p.link_class == SUPERSEDES:
         if _moment(a) <= _moment(b):
             return None, "supersedes_not_newer"
-        if a.category != b.category or other.tsim < SUPERSEDE_TITLE_MIN:
+        if a.category != b.category or not similar_titles(a.title, b.title, other.tsim):
             return None, "supersedes_not_similar"
     elif p.link_class == CAUSAL:
         if a.when >= b.when:

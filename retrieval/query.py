@@ -16,12 +16,12 @@ from ctx.errors import SensitivityBlocked, ValidationFailed
 from ctx.principal import Principal
 from ctx.registry import resolver as registry
 from ctx.trust import allows
-from retrieval import confidence, synthesis, temporal_query, translate
+from retrieval import confidence, decompose, synthesis, temporal_query, translate
 from retrieval.embeddings import embed_query
 from retrieval.lexical import SearchParams
 from retrieval.llm import get_llm
-from retrieval.search import Hit, attach_blocks, preview, run_fused
-from retrieval.sql import ArmWeights
+from retrieval.search import Hit, Retrieval, arm_terms, attach_blocks, hits_from, preview, run_arms
+from retrieval.sql import ARMS, ArmWeights, Filters
 from retrieval.stages import QueryContext, run_stages
 from retrieval.text import lexical_query
 
@@ -36,6 +36,7 @@ class QueryParams:
     now: datetime | None = None
     as_of: datetime | None = None
     stages: tuple[str, ...] | None = None  # None: the configured CTX_QUERY_STAGES
+    fusion: str | None = None  # None: the configured CTX_FUSION
 
     @classmethod
     def from_request(cls, data: dict[str, Any]) -> QueryParams:
@@ -46,6 +47,7 @@ class QueryParams:
             now=v.timestamp(data, "now"),
             as_of=v.timestamp(data, "as_of"),
             stages=_stages(data),
+            fusion=v.choice(data, "fusion", ("score", "rrf")),
         )
 
 
@@ -65,7 +67,7 @@ def _stages(data: dict[str, Any]) -> tuple[str, ...] | None:
 
 
 def weights(tenant_id: int | None = None) -> ArmWeights:
-    """The fusion weights in force for the tenant (live knobs, docs/settings.md)."""
+    """The fusion weights and method in force for the tenant (live knobs, docs/settings.md)."""
     cfg = registry.values(tenant_id)
     return ArmWeights(
         semantic=cfg["CTX_RRF_W_SEMANTIC"],
@@ -73,6 +75,7 @@ def weights(tenant_id: int | None = None) -> ArmWeights:
         fts_de=cfg["CTX_RRF_W_FTS_DE"],
         title=cfg["CTX_RRF_W_TITLE"],
         k=cfg["CTX_RRF_K"],
+        method=cfg["CTX_FUSION"],
     )
 
 
@@ -108,24 +111,58 @@ def _retrieve(ctx: QueryContext, params: QueryParams) -> list[Hit]:
     if params.as_of is not None:
         filters = replace(filters, as_of=params.as_of)
     ctx.filters = filters  # dream: graph expansion keeps added neighbours within the filters
-    pool = max(sp.limit, 30)  # stages re-rank a wider pool than the caller sees
-    intent = ctx.temporal
-    kwargs = {
-        "query": sp.query,
-        "limit": pool,
-        "weights": weights(ctx.principal.tenant_id),
-        "query_vector": ctx.query_vector,
-        "lexical": temporal_query.lexical_text(sp.query, intent),
-        "iso_dates": temporal_query.iso_dates(intent),
-        "queries": _arm_texts(ctx, temporal_query.lexical_text(sp.query, intent)),
-    }
-    narrowed = temporal_query.period_filter(filters, intent)
+    pool = max(sp.limit * 3, 50)  # stages re-rank a wider pool than the caller sees
+    narrowed = temporal_query.period_filter(filters, ctx.temporal)
     if narrowed is not None:
-        hits = run_fused(filters=narrowed, **kwargs)  # type: ignore[arg-type]
+        retrieval = _run(ctx, narrowed, pool, params.fusion)
+        hits = hits_from(retrieval, pool)
         ctx.explain["period_filter"] = {"applied": len(hits) >= sp.limit, "found": len(hits)}
         if len(hits) >= sp.limit:
+            ctx.retrieval = retrieval
             return attach_blocks(hits)
-    return attach_blocks(run_fused(filters=filters, **kwargs))  # type: ignore[arg-type]
+    ctx.retrieval = _run(ctx, filters, pool, params.fusion)
+    return attach_blocks(hits_from(ctx.retrieval, pool))
+
+
+def _run(ctx: QueryContext, filters: Filters, pool: int, fusion: str | None) -> Retrieval:
+    """The query's arms, plus each compared part's arms when the question compares things."""
+    tenant = ctx.principal.tenant_id
+    arm_weights = weights(tenant)
+    if fusion is not None:  # an evaluation control, like `stages`
+        arm_weights = replace(arm_weights, method=fusion)
+    lexical = temporal_query.lexical_text(ctx.query, ctx.temporal)
+    iso = temporal_query.iso_dates(ctx.temporal)
+    texts = _arm_texts(ctx, lexical)
+    if texts is None:  # untranslated: the other language's arm would only add noise
+        arm_weights = arm_weights.for_language(ctx.explain["language"]["detected"])
+    ctx.explain["weights"] = {a: arm_weights.of(a) for a in ARMS}
+    retrieval = Retrieval(
+        weights=arm_weights,
+        arms=run_arms(
+            query=ctx.query,
+            filters=filters,
+            limit=pool,
+            weights=arm_weights,
+            query_vector=ctx.query_vector,
+            terms=arm_terms(lexical, texts, iso),
+        ),
+    )
+    parts = decompose.parts(ctx.query) if registry.value("CTX_QUERY_DECOMPOSE", tenant) else []
+    for part in parts:
+        vector = _vector(part, {}) if ctx.query_vector is not None else None
+        retrieval.parts.append(
+            run_arms(
+                query=part,
+                filters=filters,
+                limit=pool,
+                weights=arm_weights,
+                query_vector=vector,
+                terms=arm_terms(part),
+            )
+        )
+    if parts:
+        ctx.explain["decomposed"] = parts
+    return retrieval
 
 
 def _arm_texts(ctx: QueryContext, lexical: str) -> dict[str, str] | None:
@@ -187,7 +224,7 @@ def run_query(principal: Principal, params: QueryParams) -> dict[str, Any]:
             "term_coverage": round(cover, 3),
             "not_embedded_sensitivity": _not_embedded(hits),
             "hits": {
-                h.id: {"rrf": round(h.rrf, 6), "arms": h.arms, "score": round(h.score, 6)}
+                h.id: {"fused": round(h.fused, 6), "arms": h.arms, "score": round(h.score, 6)}
                 for h in hits
             },
         }

@@ -1,16 +1,18 @@
-"""Running the fused statement and shaping its rows into typed hits."""
+"""Running the arms' statement and fusing its rows into typed hits."""
 
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import connection
 
 from ctx.models import Block
-from retrieval.sql import ARMS, ArmWeights, Filters, fused_search_sql
-from retrieval.text import lexical_query, wants_title_arm
+from retrieval import fusion
+from retrieval.sql import ARMS, LEXICAL_ARMS, MAX_TERMS, ArmWeights, Filters, LexicalTerms, arms_sql
+from retrieval.text import content_words, wants_title_arm
 
 PREVIEW_CHARS = 240
 _SPACE = re.compile(r"\s+")
@@ -18,14 +20,46 @@ _SPACE = re.compile(r"\s+")
 
 @dataclass
 class Hit:
-    """One candidate through the pipeline; stages adjust `score` and note what they did."""
+    """One candidate through the pipeline; stages adjust `score` and note what they did.
+
+    `fused` is the fusion score before any stage; `arms` holds each arm's raw score and rank
+    for this block, so a stage that changes one arm (query feedback) can fuse again.
+    """
 
     id: str
     score: float
-    rrf: float
+    fused: float
     arms: dict[str, dict[str, float]] = field(default_factory=dict)
     block: Block | None = None
     stages: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Retrieval:
+    """What one run of the arms found: raw scores per arm, for fusing now and again later."""
+
+    weights: ArmWeights
+    arms: list[fusion.ArmScores]
+    parts: list[list[fusion.ArmScores]] = field(default_factory=list)  # sub-queries' arms
+
+    def fused(self) -> dict[str, float]:
+        """Fused scores of every candidate: the query's own, or a sub-query's when higher."""
+        if self.weights.method == "rrf":
+            scores = fusion.rrf_fusion(
+                self.arms + [a for p in self.parts for a in p], self.weights.k
+            )
+            return scores
+        ids = fusion.candidates(self.arms + [a for p in self.parts for a in p])
+        best = fusion.score_fusion(self.arms, ids)
+        for part in self.parts:
+            for i, s in fusion.score_fusion(part, ids).items():
+                best[i] = max(best[i], s)
+        return fusion.positive(best)
+
+    def replace_arm(self, arm: str, scores: dict[str, float]) -> None:
+        self.arms = [
+            fusion.ArmScores(a.arm, a.weight, scores) if a.arm == arm else a for a in self.arms
+        ]
 
 
 def preview(text: str) -> str:
@@ -38,6 +72,109 @@ def pool_size(limit: int) -> int:
     return max(50, limit * 5)
 
 
+# Scope sizes (N of BM25's idf): counted exactly up to this many blocks (cheap: an index scan
+# with a LIMIT), above it the full count is cached per scope set for a minute.
+N_EXACT_UP_TO = 20_000
+_N_TTL_S = 60.0
+_n_cache: dict[tuple[int, ...], tuple[float, int]] = {}
+
+
+def scope_size(scope_ids: list[int]) -> int:
+    """How many live blocks the scopes hold (BM25's N)."""
+    sql = (
+        "SELECT count(*) FROM (SELECT 1 FROM ctx_block b WHERE b.scope_id = ANY(%s)"
+        " AND NOT b.archived LIMIT %s) c"
+    )
+    with connection.cursor() as cur:
+        cur.execute(sql, [scope_ids, N_EXACT_UP_TO])
+        n = int(cur.fetchone()[0])
+        if n < N_EXACT_UP_TO:
+            return n
+        key = tuple(sorted(scope_ids))
+        cached = _n_cache.get(key)
+        if cached and cached[0] > time.monotonic():
+            return cached[1]
+        cur.execute(
+            "SELECT count(*) FROM ctx_block b WHERE b.scope_id = ANY(%s) AND NOT b.archived",
+            [scope_ids],
+        )
+        n = int(cur.fetchone()[0])
+    _n_cache[key] = (time.monotonic() + _N_TTL_S, n)
+    return n
+
+
+def df_cap(n_docs: int) -> int:
+    """Document frequencies are counted up to this: past a tenth of the scope a term is
+    common anyway, and counting every match of a common word would cost a heap visit each."""
+    return max(2_000, n_docs // 10)
+
+
+def lexical_terms(text: str, iso_dates: list[str] | None = None) -> LexicalTerms:
+    """Distinct content words (lower-cased) and ISO-date phrases, MAX_TERMS at most."""
+    words = list(dict.fromkeys(w.lower() for w in content_words(text)))
+    phrases = list(dict.fromkeys(iso_dates or []))[:7]
+    return LexicalTerms(tuple(words[: MAX_TERMS - len(phrases)]), tuple(phrases))
+
+
+def run_arms(
+    *,
+    query: str,
+    filters: Filters,
+    limit: int,
+    weights: ArmWeights,
+    query_vector: list[float] | None = None,
+    terms: dict[str, LexicalTerms] | None = None,
+) -> list[fusion.ArmScores]:
+    """Every arm that can run for this query, in one statement; raw scores per arm."""
+    terms = terms or {}
+    arms = tuple(
+        a
+        for a in ARMS
+        if weights.of(a) > 0
+        and (a != "semantic" or query_vector is not None)
+        and (a != "title" or wants_title_arm(query))
+        and (a not in LEXICAL_ARMS or terms.get(a, LexicalTerms()).count() > 0)
+    )
+    if not arms:
+        return []
+    sql, params = arms_sql(filters=filters, arms=arms, terms=terms)
+    n_docs = scope_size(filters.scope_ids) if any(a in LEXICAL_ARMS for a in arms) else 0
+    params.update(
+        q_raw=query,
+        qvec=vector_literal(query_vector) if query_vector is not None else None,
+        pool=pool_size(limit),
+        chunk_pool=pool_size(limit) * 4,  # several windows of one block may lead
+        n_docs=n_docs,
+        df_cap=df_cap(n_docs),
+    )
+    with connection.cursor() as cur:
+        cur.execute(sql, params)
+        rows = cur.fetchall()
+    found: dict[str, dict[str, float]] = {a: {} for a in arms}
+    for arm, block_id, score in rows:
+        found[arm][str(block_id)] = float(score)
+    return [fusion.ArmScores(a, weights.of(a), found[a]) for a in arms]
+
+
+def hits_from(retrieval: Retrieval, limit: int | None = None) -> list[Hit]:
+    """Hits best first by fused score, each with its arms' scores and ranks."""
+    fused = retrieval.fused()
+    ranks = {
+        a.arm: {i: r for r, i in enumerate(fusion.ranked(dict(a.scores)), start=1)}
+        for a in retrieval.arms
+    }
+    order = fusion.ranked(fused)[:limit] if limit else fusion.ranked(fused)
+    hits = []
+    for i in order:
+        arms = {
+            a.arm: {"rank": ranks[a.arm][i], "score": round(a.scores[i], 6)}
+            for a in retrieval.arms
+            if i in a.scores
+        }
+        hits.append(Hit(id=i, score=fused[i], fused=fused[i], arms=arms))
+    return hits
+
+
 def run_fused(
     *,
     query: str,
@@ -45,65 +182,52 @@ def run_fused(
     limit: int,
     weights: ArmWeights | None = None,
     query_vector: list[float] | None = None,
-    queries: dict[str, str] | None = None,
     lexical: str | None = None,
+    queries: dict[str, str] | None = None,
     iso_dates: list[str] | None = None,
 ) -> list[Hit]:
-    """Hits ordered by weighted RRF.
+    """Hits ordered by fused score (one statement, fusion in Python).
 
-    `lexical` is the text for the full-text arms (default: the query without stopwords);
-    `queries` may give each language arm its own text; `iso_dates` join as exact phrases.
+    `lexical` is the text for the full-text arms (default: the query); `queries` may give each
+    language arm its own text; `iso_dates` join as exact phrases.
     """
     weights = weights or ArmWeights()
-    per_lang = queries or {}
-    text = lexical_query(query) if lexical is None else lexical
-    dates = (iso_dates or [])[:7]
-    arms = tuple(a for a in ARMS if a != "title" or wants_title_arm(query))
-    if not text and not per_lang and not dates:
-        arms = tuple(a for a in arms if a not in ("fts_en", "fts_de"))
-    arms = tuple(a for a in arms if weights.of(a) > 0 and (a != "semantic" or query_vector))
-    if not arms:
-        return []
-    sql, params = fused_search_sql(
-        filters=filters,
+    retrieval = Retrieval(
         weights=weights,
-        with_semantic=query_vector is not None,
-        arms=arms,
-        iso_dates=len(dates),
+        arms=run_arms(
+            query=query,
+            filters=filters,
+            limit=limit,
+            weights=weights,
+            query_vector=query_vector,
+            terms=arm_terms(query if lexical is None else lexical, queries, iso_dates),
+        ),
     )
-    params.update({f"iso_{i}": d for i, d in enumerate(dates)})
-    params.update(
-        q_english=per_lang.get("english", text),
-        q_german=per_lang.get("german", text),
-        q_raw=query,
-        qvec=_vector_literal(query_vector) if query_vector is not None else None,
-        pool=pool_size(limit),
-        chunk_pool=pool_size(limit) * 4,  # several windows of one block may lead
-        limit=limit,
-    )
-    with connection.cursor() as cur:
-        cur.execute(sql, params)
-        rows = cur.fetchall()
-    return [_hit(row) for row in rows]
+    return hits_from(retrieval, limit)
 
 
-def _vector_literal(vec: list[float]) -> str:
+def arm_terms(
+    lexical: str, queries: dict[str, str] | None = None, iso_dates: list[str] | None = None
+) -> dict[str, LexicalTerms]:
+    per_lang = queries or {}
+    return {
+        arm: lexical_terms(per_lang.get(cfg, lexical), iso_dates)
+        for arm, cfg in LEXICAL_ARMS.items()
+    }
+
+
+def vector_literal(vec: list[float]) -> str:
     return "[" + ",".join(f"{x:.6f}" for x in vec) + "]"
 
 
-def _hit(row: tuple[Any, ...]) -> Hit:
-    block_id, rrf = str(row[0]), float(row[1])
-    arms: dict[str, dict[str, float]] = {}
-    for i, arm in enumerate(ARMS):
-        rank, score = row[2 + 2 * i], row[3 + 2 * i]
-        if rank is not None:
-            arms[arm] = {"rank": int(rank), "score": round(float(score), 6)}
-    return Hit(id=block_id, score=rrf, rrf=rrf, arms=arms)
-
-
 def attach_blocks(hits: list[Hit]) -> list[Hit]:
-    """Load the hits' blocks in one query (content deferred to what callers need)."""
-    found = Block.objects.select_related("scope").in_bulk([h.id for h in hits])
+    """Load the hits' blocks in one query; the tsvectors (never read in Python, and the
+    largest columns of a long block) stay in the database."""
+    found = (
+        Block.objects.select_related("scope")
+        .defer("tsv_en", "tsv_de")
+        .in_bulk([h.id for h in hits])
+    )
     by_id = {str(pk): block for pk, block in found.items()}
     for hit in hits:
         hit.block = by_id.get(hit.id)

@@ -6,17 +6,24 @@ filter never starves an arm), then the arms' ranks are fused by weighted recipro
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from typing import Any
 
 from django.conf import settings
 
-# Arms, in the order their ranks are reported in `explain`.
+# Arms, in the order their scores are reported in `explain`.
 ARMS = ("semantic", "fts_en", "fts_de", "title")
+LEXICAL_ARMS = {"fts_en": "english", "fts_de": "german"}
+MAX_TERMS = 16  # words plus ISO-date phrases per full-text arm; bounds the statement's work
 
-# OR-semantics for full text: a natural-language question rarely has every word in one block.
-_OR_QUERY = "replace(plainto_tsquery('{cfg}', %(q_{cfg})s)::text, '&', '|')::tsquery"
+# BM25 (k1, b) for the full-text arms. ts_rank of one term occurrence in the content (weight B)
+# is 0.4 / 1.645 ~ 0.2432; dividing by it makes one content occurrence a term frequency of 1,
+# repeats saturate towards 1.645 and a title occurrence (weight A) counts 2.5: a BM25F-style
+# title boost with PostgreSQL's own position weighting.
+BM25_K1 = 1.2
+BM25_B = 0.75
+TS_RANK_ONE = 0.4 / 1.64493406685
 
 
 @dataclass(frozen=True)
@@ -68,84 +75,129 @@ _PERIODS = """EXISTS (SELECT 1 FROM unnest(%(period_starts)s::date[], %(period_e
 
 @dataclass(frozen=True)
 class ArmWeights:
-    semantic: float = 0.45
+    semantic: float = 0.55
     fts_en: float = 0.25
-    fts_de: float = 0.20
-    title: float = 0.10
-    k: int = 60
+    fts_de: float = 0.15
+    title: float = 0.05
+    k: int = 60  # RRF only
+    method: str = "score"  # retrieval.fusion: "score" or "rrf"
 
     def of(self, arm: str) -> float:
         return float(getattr(self, arm))
 
+    def for_language(self, lang: str) -> ArmWeights:
+        """The full-text weight on the arm of the query's language, when it is known.
 
-def _fts_arm(cfg: str, where: str, iso_dates: int = 0) -> str:
-    column = "tsv_en" if cfg == "english" else "tsv_de"
+        Without a translation the other language's arm only sees the query under the wrong
+        stemmer and stopwords: on LongMemEval's English questions its German BM25 added noise
+        (recall_all@5 0.931 with it, 0.940 with its weight on the English arm).
+        """
+        total = self.fts_en + self.fts_de
+        if lang == "en":
+            return replace(self, fts_en=total, fts_de=0.0)
+        if lang == "de":
+            return replace(self, fts_en=0.0, fts_de=total)
+        return self
+
+
+@dataclass(frozen=True)
+class LexicalTerms:
+    """One full-text arm's query: content words and ISO-date phrases, each a BM25 term."""
+
+    words: tuple[str, ...] = ()
+    phrases: tuple[str, ...] = ()
+
+    def count(self) -> int:
+        return len(self.words) + len(self.phrases)
+
+
+def _term_values(arm: str, cfg: str, terms: LexicalTerms) -> tuple[str, dict[str, Any]]:
+    exprs: list[str] = []
+    params: dict[str, Any] = {}
+    for i, word in enumerate(terms.words):
+        params[f"{arm}_w{i}"] = word
+        exprs.append(f"plainto_tsquery('{cfg}', %({arm}_w{i})s)")
     # ISO dates join as phrases: the parser splits "2025-03-14" into three tokens, and OR-ing
     # those singly would match every text that mentions 2025.
-    phrases = "".join(f" || phraseto_tsquery('{cfg}', %(iso_{i})s)" for i in range(iso_dates))
-    return f"""SELECT id, score, row_number() OVER (ORDER BY score DESC, id) AS rnk FROM (
-        SELECT b.id, ts_rank(b.{column}, q.tsq, 1) AS score
-        FROM ctx_block b, (SELECT {_OR_QUERY.format(cfg=cfg)}{phrases} AS tsq) q
-        WHERE b.{column} @@ q.tsq AND {where}
-        ORDER BY score DESC LIMIT %(pool)s) s"""
+    for i, phrase in enumerate(terms.phrases):
+        params[f"{arm}_p{i}"] = phrase
+        exprs.append(f"phraseto_tsquery('{cfg}', %({arm}_p{i})s)")
+    values = ", ".join(f"({i}, {e})" for i, e in enumerate(exprs))
+    return values, params
+
+
+def _fts_arm(arm: str, cfg: str, where: str, scope_where: str, terms: LexicalTerms) -> str:
+    """BM25 over one tsvector column: document frequencies counted in the scopes (GIN index,
+    capped), N given by the caller, tf from ts_rank, length = distinct lexemes."""
+    column = "tsv_en" if cfg == "english" else "tsv_de"
+    values, _ = _term_values(arm, cfg, terms)
+    return f"""{arm}_t AS (
+        SELECT t.i, t.q, (SELECT count(*) FROM (SELECT 1 FROM ctx_block b
+            WHERE b.{column} @@ t.q AND {scope_where} LIMIT %(df_cap)s) c)::float8 AS df
+        FROM (VALUES {values}) AS t(i, q) WHERE numnode(t.q) > 0),
+    {arm}_m AS (
+        SELECT b.id, b.{column} AS v, length(b.{column})::float8 AS dl FROM ctx_block b
+        WHERE b.{column} @@ (SELECT string_agg('(' || q::text || ')', ' | ')::tsquery
+                             FROM {arm}_t) AND {where}),
+    {arm} AS (
+        SELECT m.id, sum(ln(1 + (greatest(%(n_docs)s, t.df) - t.df + 0.5) / (t.df + 0.5))
+                   * r.tf * {BM25_K1 + 1} / (r.tf + {BM25_K1} * (1 - {BM25_B}
+                     + {BM25_B} * m.dl / a.avgdl))) AS score
+        FROM {arm}_m m CROSS JOIN {arm}_t t
+        CROSS JOIN (SELECT greatest(avg(dl), 1) AS avgdl FROM {arm}_m) a
+        CROSS JOIN LATERAL (SELECT ts_rank(m.v, t.q, 0) / {TS_RANK_ONE!r} AS tf) r
+        WHERE m.v @@ t.q
+        GROUP BY m.id ORDER BY score DESC, m.id LIMIT %(pool)s)"""
 
 
 def _title_arm(where: str) -> str:
     # Both operators are indexable with the title on the right side; `q <% title` finds a
     # short query inside a longer title ("kubernets" in "Kubernetes upgrade").
-    return f"""SELECT id, score, row_number() OVER (ORDER BY score DESC, id) AS rnk FROM (
+    return f"""title AS (
         SELECT b.id, greatest(similarity(b.title, %(q_raw)s),
                               word_similarity(%(q_raw)s, b.title)) AS score
         FROM ctx_block b
         WHERE (b.title %% %(q_raw)s OR %(q_raw)s <%% b.title) AND {where}
-        ORDER BY score DESC LIMIT %(pool)s) s"""
+        ORDER BY score DESC, b.id LIMIT %(pool)s)"""
 
 
 def _semantic_arm(where: str) -> str:
     # A block ranks by its best window. The inner ORDER BY … LIMIT lets the HNSW index drive
     # the scan (iterative scan keeps going while the block filters reject rows).
-    return f"""SELECT id, 1 - dist AS score, row_number() OVER (ORDER BY dist, id) AS rnk FROM (
-        SELECT block_id AS id, min(dist) AS dist FROM (
+    return f"""semantic AS (
+        SELECT block_id AS id, 1 - min(dist) AS score FROM (
             SELECT c.block_id, c.embedding <=> %(qvec)s::vector AS dist
             FROM ctx_blockchunk c JOIN ctx_block b ON b.id = c.block_id
             WHERE {where}
             ORDER BY c.embedding <=> %(qvec)s::vector LIMIT %(chunk_pool)s) w
-        GROUP BY block_id ORDER BY dist LIMIT %(pool)s) s"""
+        GROUP BY block_id ORDER BY min(dist), block_id LIMIT %(pool)s)"""
 
 
-def fused_search_sql(
+def arms_sql(
     *,
     filters: Filters,
-    weights: ArmWeights,
-    with_semantic: bool,
-    arms: tuple[str, ...] = ARMS,
-    iso_dates: int = 0,
+    arms: tuple[str, ...],
+    terms: dict[str, LexicalTerms] | None = None,
 ) -> tuple[str, dict[str, Any]]:
-    """The statement and its static params; callers add q_english, q_german, q_raw, qvec, pool,
-    limit. Rows: id, rrf, then rank and score per arm (NULL where an arm did not find it)."""
+    """One statement running `arms`; rows are (arm, id, score), each arm's best `pool` rows.
+
+    Callers add q_raw, qvec, pool, chunk_pool, n_docs and df_cap. Full-text arms need their
+    `terms`; fusion happens in `retrieval.fusion`, over these raw scores.
+    """
     where, params = filters.sql()
-    builders = {
-        "semantic": lambda: _semantic_arm(where),
-        "fts_en": lambda: _fts_arm("english", where, iso_dates),
-        "fts_de": lambda: _fts_arm("german", where, iso_dates),
-        "title": lambda: _title_arm(where),
-    }
-    active = [a for a in arms if (a != "semantic" or with_semantic) and weights.of(a) > 0]
-    ctes = ",\n".join(f"{a} AS ({builders[a]()})" for a in active)
+    scope_where, _ = Filters(scope_ids=filters.scope_ids).sql()
+    terms = terms or {}
+    ctes: list[str] = []
+    for arm in arms:
+        if arm == "semantic":
+            ctes.append(_semantic_arm(where))
+        elif arm == "title":
+            ctes.append(_title_arm(where))
+        else:
+            arm_terms = terms.get(arm, LexicalTerms())
+            ctes.append(_fts_arm(arm, LEXICAL_ARMS[arm], where, scope_where, arm_terms))
+            params.update(_term_values(arm, LEXICAL_ARMS[arm], arm_terms)[1])
     union = " UNION ALL ".join(
-        f"SELECT id, {weights.of(a)!r}::float8 / ({weights.k} + rnk) AS part FROM {a}"
-        for a in active
+        f"SELECT '{a}'::text AS arm, id, score::float8 FROM {a}" for a in arms
     )
-    joins = "\n".join(f"LEFT JOIN {a} ON {a}.id = f.id" for a in active)
-    cols = ", ".join(
-        f"{a}.rnk AS {a}_rank, {a}.score AS {a}_score"
-        if a in active
-        else f"NULL::bigint AS {a}_rank, NULL::float8 AS {a}_score"
-        for a in ARMS  # every arm has its two columns, so rows parse by position
-    )
-    sql = f"""WITH {ctes},
-    fused AS (SELECT id, sum(part) AS rrf FROM ({union}) u GROUP BY id)
-    SELECT f.id, f.rrf, {cols}
-    FROM fused f {joins}
-    ORDER BY f.rrf DESC, f.id LIMIT %(limit)s"""
-    return sql, params
+    return f"WITH {', '.join(ctes)}\n{union}", params

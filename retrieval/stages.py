@@ -29,6 +29,7 @@ class QueryContext:
     query_vector: list[float] | None = None
     temporal: Any = None  # retrieval.temporal.TemporalIntent when the parser found one
     filters: Any = None  # retrieval.sql.Filters of the query: stages that add hits respect it
+    retrieval: Any = None  # retrieval.search.Retrieval: raw arm scores, for stages that re-fuse
     explain: dict[str, Any] = field(default_factory=dict)
 
 
@@ -63,14 +64,15 @@ def _superseded_within(hit: Hit, present: set[str]) -> bool:
 def registry() -> dict[str, type[Stage]]:
     """Every stage by name; imported lazily so stage modules may import this one."""
     from dream.graph import GraphExpansion  # dream: graph expansion
+    from retrieval.feedback import QueryFeedback
     from retrieval.gravity_stages import CyclicGravity, LinearGravity
     from retrieval.rerank import Rerank
 
-    stages = (CyclicGravity, LinearGravity, GraphExpansion, Rerank, SupersededFilter)
+    stages = (CyclicGravity, LinearGravity, QueryFeedback, GraphExpansion, Rerank, SupersededFilter)
     return {s.name: s for s in stages}
 
 
-DEFAULT_ORDER = ("gravity_cyclic", "gravity_linear", "graph", "rerank", "supersedes")
+DEFAULT_ORDER = ("gravity_cyclic", "gravity_linear", "feedback", "graph", "rerank", "supersedes")
 
 
 def run_stages(

@@ -6,6 +6,7 @@ with literal data.
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -91,8 +92,15 @@ def truncate_utf8(text: str, max_bytes: int = MAX_CONTENT_BYTES) -> tuple[str, b
     return encoded[:max_bytes].decode("utf-8", errors="ignore"), True
 
 
+def opaque_title(document_id: str, granularity: Granularity) -> str:
+    return f"{granularity} {hashlib.sha256(document_id.encode()).hexdigest()[:12]}"
+
+
 def build_blocks(question: Question, granularity: Granularity, category: str) -> BlockPlan:
-    """One block per document: title = document id, content = its user-turn text.
+    """One block per document: an opaque title, content = its user turns as paragraphs.
+
+    The title is a hash of the document id, never the id itself: evidence session ids start
+    with ``answer_``, and a title the search arms can read must not tell them which is which.
 
     A document id seen twice (a few S haystacks repeat a filler session) is stored once, since
     the server upserts on (scope, category, title); documents without text (sessions with no
@@ -108,7 +116,7 @@ def build_blocks(question: Question, granularity: Granularity, category: str) ->
         if not document.text.strip():
             skipped_empty += 1
             continue
-        content, was_cut = truncate_utf8(document.text)
+        content, was_cut = truncate_utf8(document.content)
         truncated += was_cut
         metadata: BlockMetadata = {
             "session_id": document.session_id,
@@ -119,7 +127,7 @@ def build_blocks(question: Question, granularity: Granularity, category: str) ->
         blocks.append(
             {
                 "category": category,
-                "title": document.id,
+                "title": opaque_title(document.id, granularity),
                 "content": content,
                 "tags": ["longmemeval", granularity],
                 "metadata": metadata,
@@ -155,8 +163,10 @@ class CtxClient:
         timeout: float = 60.0,
         transport: httpx.BaseTransport | None = None,
         stages: list[str] | None = None,
+        fusion: str | None = None,
     ) -> None:
         self.stages = stages  # None: the server's configured stages
+        self.fusion = fusion  # None: the server's configured CTX_FUSION
         self._http = httpx.Client(
             base_url=base_url,
             headers={"X-Context-Key": key},
@@ -195,6 +205,8 @@ class CtxClient:
         }
         if self.stages is not None:
             payload["stages"] = self.stages
+        if self.fusion is not None:
+            payload["fusion"] = self.fusion
         started = time.perf_counter()
         body = self._post("/api/query", payload)
         client_ms = (time.perf_counter() - started) * 1000

@@ -62,6 +62,13 @@ class Document:
     session_id: str
     text: str
     date: datetime
+    # The user turns apart: the server stores them as paragraphs (a message boundary is a
+    # paragraph break in any log), while `text` joins them with spaces as the official code does.
+    turns: tuple[str, ...] = ()
+
+    @property
+    def content(self) -> str:
+        return "\n\n".join(t for t in self.turns if t.strip()) if self.turns else self.text
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,10 +145,11 @@ def build_question(entry: RawEntry) -> Question:
         date = parse_date(raw_date)
         user_turns = [(i, turn) for i, turn in enumerate(session) if turn["role"] == "user"]
         text = " ".join(turn["content"] for _, turn in user_turns)
-        sessions.append(Document(session_id, session_id, text, date))
+        parts = tuple(turn["content"] for _, turn in user_turns)
+        sessions.append(Document(session_id, session_id, text, date, parts))
         for index, turn in user_turns:
             tid = turn_id(session_id, index)
-            turns.append(Document(tid, session_id, turn["content"], date))
+            turns.append(Document(tid, session_id, turn["content"], date, (turn["content"],)))
             if turn.get("has_answer") is True:
                 gold_turns.add(tid)
         if session_id in answer_ids and _user_evidence_turns(session):

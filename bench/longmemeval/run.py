@@ -18,7 +18,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
@@ -229,6 +229,24 @@ def run_ctx(
     return levels, report
 
 
+def query_variant(
+    variant: Variant, questions: Sequence[Question], granularity: Granularity, args: Options
+) -> tuple[LevelScores, dict[str, Any]]:
+    """Query the already ingested and embedded scopes once more, with the variant's controls."""
+    stages = None if variant.stages is None else list(variant.stages)
+    client = CtxClient(args.url, args.key, args.timeout, stages=stages, fusion=variant.fusion)
+    try:
+        ranker = CtxRanker(client, granularity, args.scope_prefix, args.query_limit)
+        with _progress() as progress:
+            task = progress.add_task(f"query {granularity} {variant.name}", total=len(questions))
+            tick = lambda: progress.advance(task)  # noqa: E731
+            levels = evaluate(questions, granularity, ranker, args.ks, tick)
+    finally:
+        client.close()
+    latency = {"client": _latency(ranker.client_ms), "server": _latency(ranker.server_ms)}
+    return levels, {"variant": asdict(variant), "latency_ms": latency}
+
+
 def _ingestion_report(
     ingested: Sequence[Ingested], stats: dict[str, dict[str, Any]], seconds: float
 ) -> dict[str, Any]:
@@ -290,6 +308,35 @@ class Options:
     timeout: float
     per_question: bool
     stages: str | None = None  # comma-separated; None: the server's configured stages
+    variants: tuple[Variant, ...] = ()  # more ctx configurations queried in the same run
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A ctx configuration queried on the same ingested corpus: system name `ctx:<name>`."""
+
+    name: str
+    stages: tuple[str, ...] | None = None
+    fusion: str | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> Variant:
+        """`name=stages:a,b;fusion:rrf` (either key optional; `stages:` alone = fusion only)."""
+        name, _, spec = text.partition("=")
+        fields: dict[str, str] = {}
+        for item in filter(None, spec.split(";")):
+            key, sep, value = item.partition(":")
+            if not sep or key not in ("stages", "fusion"):
+                raise ValueError(f"--variant {text!r}: expected stages:… or fusion:…")
+            fields[key] = value
+        if not name.strip():
+            raise ValueError(f"--variant {text!r}: a name is needed")
+        stages = fields.get("stages")
+        return cls(
+            name=name.strip(),
+            stages=None if stages is None else tuple(x for x in stages.split(",") if x),
+            fusion=fields.get("fusion"),
+        )
 
 
 def run(options: Options, questions: Sequence[Question]) -> dict[str, Any]:
@@ -307,6 +354,12 @@ def run(options: Options, questions: Sequence[Question]) -> dict[str, Any]:
             if client is not None:
                 by_system[CTX], report = run_ctx(client, questions, granularity, options)
                 result["ctx"]["runs"][granularity] = report
+                for variant in options.variants:
+                    name = f"{CTX}:{variant.name}"
+                    by_system[name], latency = query_variant(
+                        variant, questions, granularity, options
+                    )
+                    result["ctx"]["runs"][f"{granularity}:{variant.name}"] = latency
             _store(result, granularity, by_system, options.per_question)
     finally:
         if client is not None:
@@ -338,7 +391,8 @@ def _header(options: Options, questions: Sequence[Question]) -> dict[str, Any]:
         "limit_questions": options.limit_questions,
         "types": list(options.types) or None,
         "ks": list(options.ks),
-        "systems": ([CTX] if options.server else []) + list(BASELINES),
+        "systems": ([CTX, *(f"{CTX}:{v.name}" for v in options.variants)] if options.server else [])
+        + list(BASELINES),
         "ctx": {"url": options.url, "runs": {}} if options.server else None,
         "results": {},
     }
@@ -436,12 +490,12 @@ def summary_line(result: dict[str, Any]) -> str:
         )
         parts.append(f"{LEVEL_LABELS[(granularity, 'session')]}: {scores}")
     for granularity, report in ((result.get("ctx") or {}).get("runs") or {}).items():
-        client = report["latency_ms"]["client"]
-        rate = report["ingestion"]["blocks_per_s"]
-        parts.append(
-            f"{granularity} query p50 {client['p50']} ms p95 {client['p95']} ms,"
-            f" ingest {rate if rate is not None else '-'} blocks/s"
-        )
+        server = report["latency_ms"]["server"]
+        line = f"{granularity} server p50 {server['p50']} ms p95 {server['p95']} ms"
+        if "ingestion" in report:
+            rate = report["ingestion"]["blocks_per_s"]
+            line += f", ingest {rate if rate is not None else '-'} blocks/s"
+        parts.append(line)
     return " | ".join(parts)
 
 
@@ -462,6 +516,13 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "--stages",
         help="query stages for this run, comma-separated ('' = fusion only); "
         "default: the server's CTX_QUERY_STAGES",
+    )
+    parser.add_argument(
+        "--variant",
+        action="append",
+        metavar="NAME=SPEC",
+        help="also query the same corpus as system ctx:NAME, SPEC = 'stages:a,b;fusion:rrf' "
+        "(repeatable; either key optional)",
     )
     parser.add_argument("--k", default="5,10", help="cut-offs, comma-separated (default 5,10)")
     parser.add_argument("--no-server", action="store_true", help="only the BM25 baselines")
@@ -520,6 +581,7 @@ def options_from(args: argparse.Namespace) -> Options:
         timeout=args.timeout,
         per_question=args.per_question,
         stages=args.stages,
+        variants=tuple(Variant.parse(v) for v in args.variant or ()),
     )
 
 

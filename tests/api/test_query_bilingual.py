@@ -104,3 +104,18 @@ def test_it_drops_an_invalid_translation(cast: Cast, monkeypatch: pytest.MonkeyP
             monkeypatch.setitem(settings.CTX, name, value)
         _, body = _top(cast, "Wann läuft mein Reisepass ab?")
     assert body["explain"]["language"]["translations"] == {}
+
+
+def test_the_full_text_weight_follows_the_questions_language(cast: Cast) -> None:
+    # untranslated, the other language's arm would read the question with the wrong stemmer
+    _seed(cast, ["Passport", "Reisepass"])
+    weights = {}
+    for query in ("When does my passport expire?", "Wann läuft mein Reisepass ab?", "Reisepass"):
+        _, body = _top(cast, query)
+        weights[query] = body["explain"]["weights"]
+    assert weights["When does my passport expire?"]["fts_en"] == pytest.approx(0.40)
+    assert weights["When does my passport expire?"]["fts_de"] == 0.0
+    assert weights["Wann läuft mein Reisepass ab?"]["fts_de"] == pytest.approx(0.40)
+    assert weights["Wann läuft mein Reisepass ab?"]["fts_en"] == 0.0
+    # no function words, no language: both arms keep their configured share
+    assert (weights["Reisepass"]["fts_en"], weights["Reisepass"]["fts_de"]) == (0.25, 0.15)

@@ -14,6 +14,7 @@ from bench.longmemeval.client import (
     build_blocks,
     chunked,
     iso_utc,
+    opaque_title,
     ranked_ids,
     scope_name,
     truncate_utf8,
@@ -171,7 +172,8 @@ def test_it_filters_types_and_rejects_unknown_ones() -> None:
 def test_it_maps_documents_to_blocks_with_ids_dates_and_metadata() -> None:
     plan = build_blocks(build_question(_entry()), "turn", "conversation")
     first = plan.blocks[0]
-    assert first["title"] == "sharegpt_x_0#0"
+    assert first["title"] == opaque_title("sharegpt_x_0#0", "turn")
+    assert "sharegpt" not in first["title"]  # the id (answer_… for evidence) stays hidden
     assert first["content"] == "hello"
     assert first["category"] == "conversation"
     assert first["source_time"] == "2023-05-20T02:21:00+00:00"
@@ -191,11 +193,11 @@ def test_it_truncates_long_content_and_skips_empty_and_repeated_documents() -> N
     entry["haystack_sessions"][0][2]["content"] = ""
     entry["haystack_sessions"][1] = [{"role": "assistant", "content": "no user turn"}]
     plan = build_blocks(build_question(entry), "session", "c")
-    assert [b["title"] for b in plan.blocks] == ["sharegpt_x_0"]
+    assert [b["metadata"]["session_id"] for b in plan.blocks] == ["sharegpt_x_0"]
     assert len(plan.blocks[0]["content"].encode("utf-8")) == 50_000
     assert (plan.truncated, plan.skipped_empty) == (1, 1)
     turn_plan = build_blocks(build_question(entry), "turn", "c")
-    assert [b["title"] for b in turn_plan.blocks] == ["sharegpt_x_0#0"]
+    assert [b["metadata"]["turn_id"] for b in turn_plan.blocks] == ["sharegpt_x_0#0"]
     assert (turn_plan.truncated, turn_plan.skipped_empty) == (1, 1)
 
 
@@ -220,3 +222,26 @@ def test_it_names_scopes_and_batches_blocks() -> None:
     assert iso_utc(datetime(2023, 5, 30, 23, 40)) == "2023-05-30T23:40:00+00:00"
     blocks: list[Any] = list(range(1001))
     assert [len(batch) for batch in chunked(blocks)] == [500, 500, 1]
+
+
+def test_it_stores_a_sessions_user_turns_as_paragraphs() -> None:
+    question = build_question(_entry())
+    session = question.sessions[0]
+    assert session.content == "\n\n".join(t for t in session.turns if t.strip())
+    assert session.text == " ".join(session.turns)  # the baselines keep the official text
+    plan = build_blocks(question, "session", "c")
+    assert plan.blocks[0]["content"] == session.content
+
+
+def test_it_parses_variants_of_ctx_to_query_in_the_same_run() -> None:
+    from bench.longmemeval.run import Variant
+
+    assert Variant.parse("no-temporal=stages:feedback,supersedes") == Variant(
+        "no-temporal", ("feedback", "supersedes"), None
+    )
+    assert Variant.parse("rrf=fusion:rrf;stages:") == Variant("rrf", (), "rrf")
+    assert Variant.parse("plain=") == Variant("plain", None, None)
+    with pytest.raises(ValueError, match="expected"):
+        Variant.parse("x=weights:1")
+    with pytest.raises(ValueError, match="name"):
+        Variant.parse("=stages:a")

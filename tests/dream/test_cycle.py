@@ -59,8 +59,9 @@ def test_it_links_related_blocks_and_cools_them_down(cast: Cast) -> None:
     assert summary.cycles == 3 and summary.outcomes["changed"] >= 1
     assert _undirected() == {("Green tea", "Tea kettles", "topical")}
     link = Link.objects.get()
-    assert (link.origin, link.pinned, link.confidence) == ("dream", False, 0.855)
-    assert link.raw_confidence == 0.9 and link.evidence["typer"] == "rules"
+    # cosine 0.9: raw 0.7 + (0.9 - 0.5) capped at 0.97, calibrated x 0.95
+    assert (link.origin, link.pinned, link.confidence) == ("dream", False, 0.9215)
+    assert link.raw_confidence == 0.97 and link.evidence["typer"] == "rules"
     hours = (at(state(a).next_at) - at(state(a).last_cycle_at)) / timedelta(hours=1)
     assert state(a).level == 0 and round(hours, 3) == 12.0
     assert state(lone).level == 7 and state(lone).last_outcome == "inert"  # nothing related

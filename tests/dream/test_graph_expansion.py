@@ -42,7 +42,7 @@ def test_it_caps_the_neighbours_per_seed() -> None:
 
 
 def hit(block: Block, score: float) -> Hit:
-    return Hit(id=str(block.pk), score=score, rrf=score, block=block)
+    return Hit(id=str(block.pk), score=score, fused=score, block=block)
 
 
 def ctx_for(cast: Cast, **kw: Any) -> QueryContext:

@@ -104,15 +104,18 @@ def workers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, lis
 
 
 def _intervals(texts: list[str]) -> dict[str, list[tuple[float, float, str]]]:
-    """Per block: (claimed, released, worker) from the workers' claim traces."""
+    """Per block: (claimed, released, worker) from the workers' claim traces. A worker holds
+    a whole claimed batch at once, so open claims are kept per (worker, block)."""
     per_block: dict[str, list[tuple[float, float, str]]] = defaultdict(list)
     for text in texts:
-        open_claims: dict[str, tuple[str, float]] = {}
+        open_claims: dict[tuple[str, str], float] = {}
         for event, block, worker, at in TRACE.findall(text):
             if event == "claim":
-                open_claims[worker] = (block, float(at))
-            elif worker in open_claims and open_claims[worker][0] == block:
-                _, start = open_claims.pop(worker)
+                assert (worker, block) not in open_claims, "claimed twice without a release"
+                open_claims[(worker, block)] = float(at)
+            else:
+                start = open_claims.pop((worker, block), None)
+                assert start is not None, "a release without its claim"
                 per_block[block].append((start, float(at), worker))
         assert not open_claims, "every claim of a finished run is released"
     return per_block
