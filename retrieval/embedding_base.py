@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Sequence
-from typing import Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from ctx.errors import Unavailable
 
@@ -55,6 +55,20 @@ def l2_normalise(vector: Sequence[float]) -> list[float]:
     if norm == 0.0:
         return [float(x) for x in vector]
     return [x / norm for x in vector]
+
+
+def check_array(vectors: Any, *, count: int, dim: int, provider: str) -> list[list[float]]:
+    """A local model's numpy output as lists of floats, after the same checks as
+    `check_vectors` done on the array (per-number checks in Python cost ~0.15 ms a vector)."""
+    shape = getattr(vectors, "shape", None)
+    if shape is None or len(shape) != 2 or shape[0] != count:
+        raise EmbeddingError(
+            f"expected {count} vectors, got shape {shape}", provider=provider, kind="bad_response"
+        )
+    if shape[1] != dim:
+        raise DimensionMismatch(provider=provider, expected=dim, got=int(shape[1]))
+    out: list[list[float]] = vectors.astype("float64").tolist()
+    return out
 
 
 def check_vectors(vectors: object, *, count: int, dim: int, provider: str) -> list[list[float]]:

@@ -13,6 +13,7 @@ from django.utils import timezone
 from ctx import validation as v
 from ctx.api.presenters import age_days
 from ctx.errors import SensitivityBlocked, ValidationFailed
+from ctx.models import Block
 from ctx.principal import Principal
 from ctx.registry import resolver as registry
 from ctx.trust import allows
@@ -20,7 +21,16 @@ from retrieval import confidence, decompose, synthesis, temporal_query, translat
 from retrieval.embeddings import embed_query
 from retrieval.lexical import SearchParams
 from retrieval.llm import get_llm
-from retrieval.search import Hit, Retrieval, arm_terms, attach_blocks, hits_from, preview, run_arms
+from retrieval.search import (
+    Hit,
+    Retrieval,
+    arm_terms,
+    attach_blocks,
+    block_vectors,
+    hits_from,
+    preview,
+    run_arms,
+)
 from retrieval.sql import ARMS, ArmWeights, Filters
 from retrieval.stages import QueryContext, run_stages
 from retrieval.text import lexical_query
@@ -92,14 +102,15 @@ def _vector(query: str, explain: dict[str, Any]) -> list[float] | None:
         return None
 
 
-def _cosine(hit: Hit, qvec: list[float] | None) -> float | None:
-    """The best window's cosine when the semantic arm saw the block, else the block's own."""
-    if "semantic" in hit.arms:
-        return hit.arms["semantic"]["score"]
-    emb = hit.block.embedding if hit.block is not None else None
-    if qvec is None or emb is None:
-        return None
-    return float(sum(a * b for a, b in zip(emb, qvec, strict=False)))  # both unit vectors
+def _best_cosine(hits: list[Hit], qvec: list[float] | None) -> float | None:
+    """The best of the hits' cosines: the best window's when the semantic arm saw the block,
+    else the block's own vector's (loaded here: the query path leaves vectors unloaded)."""
+    cosines = [h.arms["semantic"]["score"] for h in hits if "semantic" in h.arms]
+    unseen = [h.id for h in hits if "semantic" not in h.arms]
+    if qvec is not None and unseen:
+        for emb in block_vectors(unseen).values():
+            cosines.append(float(sum(a * b for a, b in zip(emb, qvec, strict=False))))  # unit
+    return max(cosines) if cosines else None
 
 
 def _retrieve(ctx: QueryContext, params: QueryParams) -> list[Hit]:
@@ -119,9 +130,9 @@ def _retrieve(ctx: QueryContext, params: QueryParams) -> list[Hit]:
         ctx.explain["period_filter"] = {"applied": len(hits) >= sp.limit, "found": len(hits)}
         if len(hits) >= sp.limit:
             ctx.retrieval = retrieval
-            return attach_blocks(hits)
+            return attach_blocks(hits, vectors=False)
     ctx.retrieval = _run(ctx, filters, pool, params.fusion)
-    return attach_blocks(hits_from(ctx.retrieval, pool))
+    return attach_blocks(hits_from(ctx.retrieval, pool), vectors=False)
 
 
 def _run(ctx: QueryContext, filters: Filters, pool: int, fusion: str | None) -> Retrieval:
@@ -196,8 +207,7 @@ def run_query(principal: Principal, params: QueryParams) -> dict[str, Any]:
     order = params.stages if params.stages is not None else configured
     hits = run_stages(ctx, hits, tuple(order))[: sp.limit]
     timing["stages"] = _ms(mark)
-    cosines = [c for c in (_cosine(h, ctx.query_vector) for h in hits[:3]) if c is not None]
-    best = max(cosines) if cosines else None
+    best = _best_cosine(hits[:3], ctx.query_vector)
     cover = confidence.coverage(
         sp.query, [f"{h.block.title} {h.block.content}" for h in hits[:5] if h.block is not None]
     )
@@ -270,9 +280,15 @@ def _not_embedded(hits: list[Hit]) -> list[str]:
         h.id
         for h in hits
         if h.block is not None
-        and h.block.embedding is None
+        and not _has_vector(h.block)
         and not allows("embed", h.block.sensitivity)
     ]
+
+
+def _has_vector(block: Block) -> bool:
+    """attach_blocks(vectors=False) annotates it; blocks a stage loaded itself have the field."""
+    flag = getattr(block, "has_vector", None)
+    return bool(flag) if flag is not None else block.embedding is not None
 
 
 def _date(hit: Hit) -> str:

@@ -25,4 +25,14 @@ def enqueue_embedding(block_ids: list[str]) -> None:
 
     if not settings.CELERY_BROKER_URL:
         return  # no broker (a management command): the periodic backfill catches up
-    embed_blocks.apply_async(args=[block_ids], retry=False)
+    # One task per embedding batch, not per write: a 500-block batch store as one task kept
+    # one worker process busy while the other idled (each runs the model on its share of the
+    # cores, ctx.launcher).
+    for batch in task_batches(block_ids):
+        embed_blocks.apply_async(args=[batch], retry=False)
+
+
+def task_batches(block_ids: list[str]) -> list[list[str]]:
+    """The ids split into embedding batches (retrieval.indexing.BATCH each)."""
+    size = indexing.BATCH
+    return [block_ids[start : start + size] for start in range(0, len(block_ids), size)]

@@ -1,0 +1,63 @@
+"""Embedding blocks: window rows and block vectors as the indexing path writes them, the task
+batches a large store becomes, and the bf16 option's agreement with fp32."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from ctx.models import Block, BlockChunk
+from retrieval import indexing
+from retrieval.embeddings import LocalSentenceTransformer
+from retrieval.tasks import task_batches
+from tests.conftest import Cast
+
+SENTENCE = "The backup job copies the billing database to the cold storage bucket at night. "
+
+
+def _cos(a: list[float], b: list[float]) -> float:
+    return sum(x * y for x, y in zip(a, b, strict=True))
+
+
+@pytest.mark.django_db
+def test_every_window_is_written_and_the_block_vector_is_their_mean(cast: Cast) -> None:
+    topics = ["billing", "garden", "kernel", "flight", "recipe", "museum", "invoice", "school"]
+    text = " ".join(SENTENCE.replace("billing", t) * 5 for t in topics)  # ~560 words
+    long_id = cast.owner.store(title="Backups", content=text)["id"]
+    short_id = cast.owner.store(title="Coffee", content="The office coffee machine is broken.")[
+        "id"
+    ]
+    assert indexing.embed_pending(limit=10) == 2
+    chunks = list(BlockChunk.objects.filter(block_id=long_id).order_by("idx"))
+    assert [c.idx for c in chunks] == list(range(len(chunks))) and len(chunks) >= 7
+    summed = [sum(col) for col in zip(*(list(c.embedding) for c in chunks), strict=True)]
+    norm = math.sqrt(sum(x * x for x in summed))
+    block = Block.objects.get(pk=long_id)
+    assert block.embedding is not None and block.embed_model == "local:all-MiniLM-L6-v2"
+    assert _cos(list(block.embedding), [x / norm for x in summed]) > 0.99999
+    short = Block.objects.get(pk=short_id)
+    assert short.embedding is not None
+    (only,) = BlockChunk.objects.filter(block_id=short_id)
+    assert only.idx == 0 and _cos(list(short.embedding), list(only.embedding)) > 0.99999
+    status, body = cast.owner.post("/api/query", {"query": "when is the database backed up?"})
+    assert status == 200 and body["sources"][0]["id"] == long_id
+
+
+def test_a_large_store_becomes_one_task_per_embedding_batch() -> None:
+    ids = [f"id{i}" for i in range(300)]
+    batches = task_batches(ids)
+    assert [len(b) for b in batches] == [indexing.BATCH, indexing.BATCH, 300 - 2 * indexing.BATCH]
+    assert [i for b in batches for i in b] == ids
+
+
+def test_bf16_vectors_agree_with_fp32() -> None:
+    texts = [
+        "Dr. Patel, my ENT specialist, diagnosed chronic sinusitis and prescribed a spray.",
+        "Production deploys happen on Tuesdays after the standup.",
+        "Ich habe gestern im Garten Tomaten und Basilikum gepflanzt.",
+        SENTENCE * 6,
+    ]
+    fp32 = LocalSentenceTransformer().embed(texts, kind="passage")
+    bf16 = LocalSentenceTransformer(precision="bf16").embed(texts, kind="passage")
+    assert min(_cos(a, b) for a, b in zip(fp32, bf16, strict=True)) > 0.999
