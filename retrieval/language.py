@@ -14,9 +14,9 @@ from typing import Literal
 Lang = Literal["en", "de", "unknown"]
 
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
-# Frequent function words that the other language does not share ("in", "was", "die" excepted
+# Frequent function words that the other language does not share ("in", "an", "was", "die" excepted
 # where ambiguous: "was" and "will" exist in both, so they are left out).
-_EN_TEXT = """the a an and or of to in on at for with from by is are were be been being
+_EN_TEXT = """the a and or of to in on at for with from by is are were be been being
 have has had do does did not this that these those it its i you he she we they my your our
 their what which who when where why how there here than then about after before would could
 should can may must just also very"""

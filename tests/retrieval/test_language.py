@@ -15,6 +15,7 @@ from retrieval.translate import valid
         ("Where is the Kindergarten we visited?", "en"),  # nor one borrowed word
         ("Wann ist das nächste Update für den Server?", "de"),  # nor an English word
         ("Wie war das Meeting?", "de"),
+        ("Was ist an Weihnachten geplant?", "de"),  # "an" is German too: not an English vote
         ("Größenänderung Überprüfung", "de"),  # no function words, several umlauts
         ("Kubernetes", "unknown"),
         ("", "unknown"),
