@@ -42,7 +42,10 @@ class Stage(ABC):
 
 
 class SupersededFilter(Stage):
-    """Drop a block when the block that supersedes it is also in the results."""
+    """Drop a block when the block that supersedes it is also in the results; the successor
+    answers where its predecessor ranked, when that is higher than its own place. (The
+    predecessor's score says the question is about this fact; the update often shares fewer
+    words with the question, "We now deploy on Thursdays", and would sink below neighbours.)"""
 
     name = "supersedes"
 
@@ -50,15 +53,19 @@ class SupersededFilter(Stage):
         if getattr(ctx.temporal, "direction", None) == "past":  # dream: old versions are wanted
             ctx.explain[self.name] = "skipped: the query asks about the past"
             return hits
-        present = {h.id for h in hits}
-        kept = [h for h in hits if not _superseded_within(h, present)]
-        ctx.explain[self.name] = {"dropped": [h.id for h in hits if h not in kept]}
-        return kept
+        by_id = {h.id: h for h in hits}
+        dropped = [h for h in hits if _successor_within(h, by_id) is not None]
+        for old in dropped:
+            successor = by_id[str(_successor_within(old, by_id))]
+            successor.score = max(successor.score, old.score)
+        ctx.explain[self.name] = {"dropped": [h.id for h in dropped]}
+        kept = [h for h in hits if h not in dropped]
+        return sorted(kept, key=lambda h: h.score, reverse=True) if dropped else kept
 
 
-def _superseded_within(hit: Hit, present: set[str]) -> bool:
+def _successor_within(hit: Hit, present: dict[str, Hit]) -> str | None:
     successor = hit.block.superseded_by_id if hit.block is not None else None
-    return successor is not None and str(successor) in present
+    return str(successor) if successor is not None and str(successor) in present else None
 
 
 def registry() -> dict[str, type[Stage]]:

@@ -150,3 +150,12 @@ def test_it_keeps_superseded_blocks_when_the_query_asks_about_the_past(cast: Cas
     past = cast.owner.post("/api/query", {"query": "What was the deploy policy before?"})[1]
     assert [s["title"] for s in now["sources"]] == ["Deploy policy 2025"]
     assert sorted(s["title"] for s in past["sources"]) == ["Deploy policy", "Deploy policy 2025"]
+
+
+def test_the_successor_answers_where_the_superseded_block_ranked(cast: Cast) -> None:
+    old, staging, new = block("Deploy day", 0), block("Staging", 1), block("Deploy day (new)", 2)
+    Block.objects.filter(pk=old.pk).update(superseded_by=new, lifecycle="snapshot")
+    old.refresh_from_db()
+    hits = [hit(old, 1.0), hit(staging, 0.8), hit(new, 0.5)]
+    out = run_stages(ctx_for(cast), hits, ("supersedes",))
+    assert [(h.id, h.score) for h in out] == [(str(new.pk), 1.0), (str(staging.pk), 0.8)]
