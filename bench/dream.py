@@ -36,7 +36,6 @@ import os
 import random
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -44,7 +43,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from bench.common import emit, percentile  # noqa: E402
+from bench.common import emit, percentile, start_in_process  # noqa: E402
 
 TOPICS = 200
 VOCAB = [
@@ -78,25 +77,7 @@ def stats(values: list[float]) -> dict[str, float]:
 
 
 def start_services() -> Any:
-    from ctx import embedded
-
-    data_dir = Path(tempfile.mkdtemp(prefix="ctx-bench-dream-"))
-    for name in ("DATABASE_URL", "REDIS_URL"):
-        os.environ.pop(name, None)
-    handles = embedded.start(data_dir, temporary=True)
-    os.environ.update(
-        CTX_DATA_DIR=str(data_dir),
-        CTX_ALLOWED_HOSTS="testserver,127.0.0.1",
-        HF_HUB_OFFLINE="1",
-        DJANGO_SETTINGS_MODULE="ctx.settings",
-    )
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0)
-    return handles
+    return start_in_process("ctx-bench-dream-")
 
 
 def topic_vectors(rng: random.Random, dim: int) -> list[list[float]]:

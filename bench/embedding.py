@@ -20,13 +20,12 @@ import argparse
 import cProfile
 import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from bench.common import emit
+from bench.common import emit, start_in_process
 from bench.store_search import corpus
 from retrieval.chunking import windows
 
@@ -47,25 +46,9 @@ def run(provider: object, texts: list[str]) -> dict[str, float]:
 
 
 def start_services() -> Any:
-    from ctx import embedded
-
-    data_dir = Path(tempfile.mkdtemp(prefix="ctx-bench-embed-"))
-    for name in ("DATABASE_URL", "REDIS_URL"):
-        os.environ.pop(name, None)
-    handles = embedded.start(data_dir, temporary=True)
-    os.environ.update(
-        CTX_DATA_DIR=str(data_dir),
-        CTX_ALLOWED_HOSTS="testserver,127.0.0.1",
-        HF_HUB_OFFLINE="1",
-        DJANGO_SETTINGS_MODULE="ctx.settings",
-    )
-    import django
-
-    django.setup()
+    handles = start_in_process("ctx-bench-embed-")
     from django.conf import settings
-    from django.core.management import call_command
 
-    call_command("migrate", verbosity=0)
     settings.CELERY_BROKER_URL = ""  # no worker: this process embeds (retrieval.tasks)
     return handles
 
