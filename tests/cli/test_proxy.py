@@ -3,43 +3,27 @@
 from __future__ import annotations
 
 import socket
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.cli.conftest import Cli, free_port
-from tests.cli.test_retry import OK
+from tests.cli.rawhttp import OK, SocketServer, read_head
 
 
 @pytest.fixture
 def proxy() -> Iterator[tuple[str, list[str]]]:
     """A forward proxy that answers every request itself; its URL and the request lines."""
     lines: list[str] = []
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(8)
 
-    def serve() -> None:
-        while True:
-            try:
-                conn, _ = sock.accept()
-            except OSError:
-                return
-            with conn:
-                data = b""
-                while b"\r\n\r\n" not in data:
-                    chunk = conn.recv(65536)
-                    if not chunk:
-                        break
-                    data += chunk
-                lines.append(data.split(b"\r\n", 1)[0].decode())
-                conn.sendall(OK)
+    def answer(conn: socket.socket) -> None:
+        lines.append(read_head(conn).split(b"\r\n", 1)[0].decode())
+        conn.sendall(OK)
 
-    threading.Thread(target=serve, daemon=True).start()
-    yield f"http://127.0.0.1:{sock.getsockname()[1]}", lines
-    sock.close()
+    server = SocketServer(answer)
+    yield server.url, lines
+    server.close()
 
 
 def test_it_sends_requests_through_the_configured_proxy(

@@ -4,50 +4,26 @@ from __future__ import annotations
 
 import socket
 import struct
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.cli.conftest import Cli
-
-BODY = b'{"status": "ok"}'
-OK = (
-    b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n"
-    + f"Content-Length: {len(BODY)}\r\n\r\n".encode()
-    + BODY
-)
+from tests.cli.rawhttp import OK, SocketServer, read_head
 
 
-class FlakyServer:
+class FlakyServer(SocketServer):
     """Resets the first `drops` connections after reading the request, then answers 200."""
 
     def __init__(self, drops: int) -> None:
         self.drops = drops
         self.requests = 0
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(8)
-        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
-        threading.Thread(target=self._serve, daemon=True).start()
-
-    def _serve(self) -> None:
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            with conn:
-                self._answer(conn)
+        super().__init__(self._answer)
 
     def _answer(self, conn: socket.socket) -> None:
-        data = b""
-        while b"\r\n\r\n" not in data:
-            chunk = conn.recv(65536)
-            if not chunk:
-                return
-            data += chunk
+        if b"\r\n\r\n" not in read_head(conn):
+            return
         self.requests += 1
         if self.drops > 0:
             self.drops -= 1
@@ -60,7 +36,7 @@ class FlakyServer:
 def flaky() -> Iterator[FlakyServer]:
     server = FlakyServer(drops=1)
     yield server
-    server.sock.close()
+    server.close()
 
 
 def test_it_retries_a_dropped_connection_once(tmp_path: Path, flaky: FlakyServer) -> None:

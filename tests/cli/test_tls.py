@@ -6,7 +6,6 @@ import datetime
 import ipaddress
 import socket
 import ssl
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,7 +16,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
 from tests.cli.conftest import Cli
-from tests.cli.test_retry import OK
+from tests.cli.rawhttp import OK, SocketServer, read_head
 
 
 def _self_signed(folder: Path) -> tuple[Path, Path]:
@@ -57,32 +56,18 @@ def tls_server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     cert, key = _self_signed(tmp_path)
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(cert, key)
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(8)
 
-    def serve() -> None:
-        while True:
-            try:
-                conn, _ = sock.accept()
-            except OSError:
-                return
-            try:
-                with context.wrap_socket(conn, server_side=True) as tls:
-                    data = b""
-                    while b"\r\n\r\n" not in data:
-                        chunk = tls.recv(65536)
-                        if not chunk:
-                            break
-                        data += chunk
-                    if data:
-                        tls.sendall(OK)
-            except (OSError, ssl.SSLError):
-                continue  # a client that refused the certificate
+    def answer(conn: socket.socket) -> None:
+        try:
+            with context.wrap_socket(conn, server_side=True) as tls:
+                if read_head(tls):
+                    tls.sendall(OK)
+        except (OSError, ssl.SSLError):
+            pass  # a client that refused the certificate
 
-    threading.Thread(target=serve, daemon=True).start()
-    yield f"https://127.0.0.1:{sock.getsockname()[1]}", cert
-    sock.close()
+    server = SocketServer(answer, scheme="https")
+    yield server.url, cert
+    server.close()
 
 
 def test_it_talks_to_an_https_server_it_trusts(

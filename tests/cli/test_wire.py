@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import json
 import socket
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.cli.conftest import Cli
+from tests.cli.rawhttp import SocketServer, read_head
 
 ANSWERS = {
     "/api/manage": {"success": True, "stats": {"blocks": 1234}},
@@ -27,7 +27,7 @@ def _chunked(body: bytes) -> bytes:
     return out + b"0\r\nX-Trailer: yes\r\n\r\n"
 
 
-class ScriptedServer:
+class ScriptedServer(SocketServer):
     """Answers every request with chunked JSON on a kept-alive connection; closes each
     connection after `per_connection` answers."""
 
@@ -35,30 +35,15 @@ class ScriptedServer:
         self.per_connection = per_connection
         self.connections = 0
         self.paths: list[str] = []
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(8)
-        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
-        threading.Thread(target=self._serve, daemon=True).start()
-
-    def _serve(self) -> None:
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            self.connections += 1
-            with conn:
-                self._answer_all(conn)
+        super().__init__(self._answer_all)
 
     def _answer_all(self, conn: socket.socket) -> None:
+        self.connections += 1
         data = b""
         for _ in range(self.per_connection):
-            while b"\r\n\r\n" not in data:
-                chunk = conn.recv(65536)
-                if not chunk:
-                    return
-                data += chunk
+            data = read_head(conn, data)
+            if b"\r\n\r\n" not in data:
+                return
             head, _, data = data.partition(b"\r\n\r\n")
             length = next(
                 (
@@ -84,7 +69,7 @@ class ScriptedServer:
 def scripted() -> Iterator[ScriptedServer]:
     server = ScriptedServer()
     yield server
-    server.sock.close()
+    server.close()
 
 
 def test_it_reads_chunked_answers_and_reuses_the_connection(
