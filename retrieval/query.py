@@ -19,6 +19,7 @@ from ctx.registry import resolver as registry
 from ctx.trust import allows
 from retrieval import confidence, decompose, synthesis, temporal_query, translate
 from retrieval.embeddings import embed_query
+from retrieval.fusion import ArmScores
 from retrieval.lexical import SearchParams
 from retrieval.llm import get_llm
 from retrieval.search import (
@@ -31,7 +32,7 @@ from retrieval.search import (
     preview,
     run_arms,
 )
-from retrieval.sql import ARMS, ArmWeights, Filters
+from retrieval.sql import ARMS, ArmWeights, Filters, LexicalTerms
 from retrieval.stages import QueryContext, run_stages
 from retrieval.text import lexical_query
 
@@ -123,57 +124,75 @@ def _retrieve(ctx: QueryContext, params: QueryParams) -> list[Hit]:
         filters = replace(filters, as_of=params.as_of)
     ctx.filters = filters  # dream: graph expansion keeps added neighbours within the filters
     pool = max(sp.limit * 3, 50)  # stages re-rank a wider pool than the caller sees
+    plan = _plan(ctx, params.fusion)
     narrowed = temporal_query.period_filter(filters, ctx.temporal)
     if narrowed is not None:
-        retrieval = _run(ctx, narrowed, pool, params.fusion)
+        retrieval = _run(plan, narrowed, pool)
         hits = hits_from(retrieval, pool)
         ctx.explain["period_filter"] = {"applied": len(hits) >= sp.limit, "found": len(hits)}
         if len(hits) >= sp.limit:
             ctx.retrieval = retrieval
             return attach_blocks(hits, vectors=False)
-    ctx.retrieval = _run(ctx, filters, pool, params.fusion)
+    ctx.retrieval = _run(plan, filters, pool)
     return attach_blocks(hits_from(ctx.retrieval, pool), vectors=False)
 
 
-def _run(ctx: QueryContext, filters: Filters, pool: int, fusion: str | None) -> Retrieval:
-    """The query's arms, plus each compared part's arms when the question compares things."""
+@dataclass(frozen=True)
+class _Search:
+    """One text the arms run for: the query itself or a compared part of it."""
+
+    query: str
+    vector: list[float] | None
+    terms: dict[str, LexicalTerms]
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What the arms need, worked out once per query (the period filter may run them twice)."""
+
+    weights: ArmWeights
+    main: _Search
+    parts: list[_Search]
+
+
+def _plan(ctx: QueryContext, fusion: str | None) -> _Plan:
     tenant = ctx.principal.tenant_id
     arm_weights = weights(tenant)
     if fusion is not None:  # an evaluation control, like `stages`
         arm_weights = replace(arm_weights, method=fusion)
     lexical = temporal_query.lexical_text(ctx.query, ctx.temporal)
-    iso = temporal_query.iso_dates(ctx.temporal)
     texts = _arm_texts(ctx, lexical)
     if texts is None:  # untranslated: the other language's arm would only add noise
         arm_weights = arm_weights.for_language(ctx.explain["language"]["detected"])
     ctx.explain["weights"] = {a: arm_weights.of(a) for a in ARMS}
-    retrieval = Retrieval(
-        weights=arm_weights,
-        arms=run_arms(
-            query=ctx.query,
-            filters=filters,
-            limit=pool,
-            weights=arm_weights,
-            query_vector=ctx.query_vector,
-            terms=arm_terms(lexical, texts, iso),
-        ),
-    )
+    terms = arm_terms(lexical, texts, temporal_query.iso_dates(ctx.temporal))
     parts = decompose.parts(ctx.query) if registry.value("CTX_QUERY_DECOMPOSE", tenant) else []
-    for part in parts:
-        vector = _vector(part, {}) if ctx.query_vector is not None else None
-        retrieval.parts.append(
-            run_arms(
-                query=part,
-                filters=filters,
-                limit=pool,
-                weights=arm_weights,
-                query_vector=vector,
-                terms=arm_terms(part),
-            )
-        )
     if parts:
         ctx.explain["decomposed"] = parts
-    return retrieval
+    embed = ctx.query_vector is not None  # no vector for the query: none for its parts either
+    return _Plan(
+        weights=arm_weights,
+        main=_Search(ctx.query, ctx.query_vector, terms),
+        parts=[_Search(p, _vector(p, {}) if embed else None, arm_terms(p)) for p in parts],
+    )
+
+
+def _run(plan: _Plan, filters: Filters, pool: int) -> Retrieval:
+    """The query's arms, plus each compared part's arms when the question compares things."""
+
+    def arms(search: _Search) -> list[ArmScores]:
+        return run_arms(
+            query=search.query,
+            filters=filters,
+            limit=pool,
+            weights=plan.weights,
+            query_vector=search.vector,
+            terms=search.terms,
+        )
+
+    return Retrieval(
+        weights=plan.weights, arms=arms(plan.main), parts=[arms(p) for p in plan.parts]
+    )
 
 
 def _arm_texts(ctx: QueryContext, lexical: str) -> dict[str, str] | None:

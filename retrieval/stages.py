@@ -54,13 +54,12 @@ class SupersededFilter(Stage):
             ctx.explain[self.name] = "skipped: the query asks about the past"
             return hits
         by_id = {h.id: h for h in hits}
-        dropped = [h for h in hits if _successor_within(h, by_id) is not None]
-        for old in dropped:
-            successor = by_id[str(_successor_within(old, by_id))]
-            successor.score = max(successor.score, old.score)
-        ctx.explain[self.name] = {"dropped": [h.id for h in dropped]}
-        kept = [h for h in hits if h not in dropped]
-        return sorted(kept, key=lambda h: h.score, reverse=True) if dropped else kept
+        successors = {h.id: s for h in hits if (s := _successor_within(h, by_id)) is not None}
+        for old_id, new_id in successors.items():
+            by_id[new_id].score = max(by_id[new_id].score, by_id[old_id].score)
+        ctx.explain[self.name] = {"dropped": list(successors)}
+        kept = [h for h in hits if h.id not in successors]
+        return sorted(kept, key=lambda h: h.score, reverse=True) if successors else kept
 
 
 def _successor_within(hit: Hit, present: dict[str, Hit]) -> str | None:
