@@ -161,9 +161,9 @@ def _plan(ctx: QueryContext, fusion: str | None) -> _Plan:
     if fusion is not None:  # an evaluation control, like `stages`
         arm_weights = replace(arm_weights, method=fusion)
     lexical = temporal_query.lexical_text(ctx.query, ctx.temporal)
-    texts = _arm_texts(ctx, lexical)
+    lang, texts = _arm_texts(ctx, lexical)
     if texts is None:  # untranslated: the other language's arm would only add noise
-        arm_weights = arm_weights.for_language(ctx.explain["language"]["detected"])
+        arm_weights = arm_weights.for_language(lang)
     ctx.explain["weights"] = {a: arm_weights.of(a) for a in ARMS}
     terms = arm_terms(lexical, texts, temporal_query.iso_dates(ctx.temporal))
     parts = decompose.parts(ctx.query) if registry.value("CTX_QUERY_DECOMPOSE", tenant) else []
@@ -195,13 +195,14 @@ def _run(plan: _Plan, filters: Filters, pool: int) -> Retrieval:
     )
 
 
-def _arm_texts(ctx: QueryContext, lexical: str) -> dict[str, str] | None:
-    """Each full-text arm searches the original plus a translation into its own language."""
+def _arm_texts(ctx: QueryContext, lexical: str) -> tuple[str, dict[str, str] | None]:
+    """The query's language, and each full-text arm's text: the original plus a translation
+    into the arm's language (None when there is no translation)."""
     lang, translated = translate.translations(ctx.query, ctx.principal.tenant_id)
     ctx.explain["language"] = {"detected": lang, "translations": translated}
     if not translated:
-        return None
-    return {
+        return lang, None
+    return lang, {
         "english": " ".join([lexical, lexical_query(translated.get("en", ""))]).strip(),
         "german": " ".join([lexical, lexical_query(translated.get("de", ""))]).strip(),
     }
