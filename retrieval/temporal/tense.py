@@ -1,9 +1,10 @@
 """Tense and language of a query, from auxiliaries and cue words (no part-of-speech tagging).
 
 "-ed" verbs alone are too broad a past cue ("scheduled", "planned"), so the past needs an
-auxiliary ("did", "was", "have ... decided"; "hatte", "war", "habe ... gemacht") or a cue word
-("ago", "last", "gestern"). German uses the present tense for the future ("was mache ich am
-Dienstag"), so a few German present verbs count as a weak future cue.
+auxiliary ("did", "was", "have ... decided"; "hatte", "war", "habe ... gemacht"), a subject
+right before it ("we decided", "what happened") or a cue word ("ago", "last", "gestern").
+German uses the present tense for the future ("was mache ich am Dienstag"), so a few German
+present verbs count as a weak future cue.
 """
 
 from __future__ import annotations
@@ -23,6 +24,9 @@ _PARTICIPLES_EN: Final = (
 _PAST_EN: Final = re.compile(
     r"\b(?:did|didn't|was|wasn't|were|weren't|had|hadn't|ago|last|previous|previously"
     r"|yesterday|earlier|used\s+to)\b"
+    # A subject right before a regular past form is the simple past ("what happened", "we
+    # decided"); "-ed" after anything else may be an adjective ("the scheduled call").
+    r"|\b(?:i|we|you|he|she|they|who|what)\s+\w+[^\We]ed\b"
     r"|(?:\b(?:have|has|haven't|hasn't)|'ve)\s+(?:\w+\s+){0,2}?"
     rf"(?:{_PARTICIPLES_EN})\b"
 )

@@ -84,6 +84,17 @@ def test_it_finds_christmas_by_dates_in_the_content(cast: Cast) -> None:
     assert _titles(body)[0] == "Family"
 
 
+def test_it_takes_the_last_holiday_for_a_simple_past_question(cast: Cast) -> None:
+    # Both parties fall on Whitsun (2023 and 2024), so the season alone cannot choose, and
+    # the 2023 note repeats the word. "What happened" is past: the last Whitsun, 2024.
+    _store(cast, "Party 2023", "Garden party, garden party with the team", "2023-05-28T15:00:00Z")
+    _store(cast, "Party 2024", "Garden party with the team", "2024-05-19T15:00:00Z")
+    indexing.embed_pending(limit=50)
+    body = _ask(cast, "What happened at the garden party over Whitsun?")
+    assert body["explain"]["temporal"]["ranges"] == [["2024-05-19", "2024-05-20"]]
+    assert _titles(body)[0] == "Party 2024"
+
+
 def test_it_restricts_an_explicit_period_when_enough_blocks_fall_inside(cast: Cast) -> None:
     for month in ("01", "02", "03"):
         for i in range(3):

@@ -147,6 +147,10 @@ ENGLISH = [
     ),
     Golden("Easter 2024", "2024-03-29..2024-04-01", "past", "linear seasonal", "linear"),
     Golden("Whitsun", "2025-06-08..2025-06-09", "future", "seasonal", "seasonal"),
+    # A simple past with its subject ("what happened") points back: last year's Whitsun.
+    Golden(
+        "what happened at Whitsun", "2024-05-19..2024-05-20", "past", "linear seasonal", "linear"
+    ),
     Golden("Christmas Eve", "2024-12-24", "past", "seasonal", "seasonal"),
     Golden("New Year's Eve", "2024-12-31", "past", "seasonal", "seasonal"),
     Golden("Good Friday", "2025-04-18", "future", "seasonal", "seasonal"),
@@ -186,7 +190,7 @@ ENGLISH = [
     Golden(
         "what happened between Monday and Wednesday",
         "2025-03-10..2025-03-12",
-        "present",
+        "past",
         "linear",
         "linear",
     ),
