@@ -25,7 +25,8 @@ _PAST_EN: Final = re.compile(
     r"\b(?:did|didn't|was|wasn't|were|weren't|had|hadn't|ago|last|previous|previously"
     r"|yesterday|earlier|used\s+to)\b"
     # A subject right before a regular past form is the simple past ("what happened", "we
-    # decided"); "-ed" after anything else may be an adjective ("the scheduled call").
+    # decided"); "-ed" after anything else may be an adjective ("the scheduled call"), and
+    # "-eed" is mostly a present verb ("we need").
     r"|\b(?:i|we|you|he|she|they|who|what)\s+\w+[^\We]ed\b"
     r"|(?:\b(?:have|has|haven't|hasn't)|'ve)\s+(?:\w+\s+){0,2}?"
     rf"(?:{_PARTICIPLES_EN})\b"
