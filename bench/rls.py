@@ -148,6 +148,7 @@ def explain(data_dir: Path, question: str) -> dict[str, Any]:
 
     from retrieval.search import df_cap, lexical_terms
     from retrieval.sql import ARMS, Filters, arms_sql
+    from retrieval.text import lexical_query
 
     owner = owner_url(data_dir)
     with psycopg.connect(owner, autocommit=True) as conn:
@@ -164,7 +165,7 @@ def explain(data_dir: Path, question: str) -> dict[str, Any]:
         terms={"fts_en": terms, "fts_de": terms},
     )
     params.update(
-        q_raw=question, qvec=vec[0], pool=50, chunk_pool=200, n_docs=10_000,
+        q_title=lexical_query(question), qvec=vec[0], pool=50, chunk_pool=200, n_docs=10_000,
         df_cap=df_cap(10_000),
     )  # fmt: skip
     plans = {}

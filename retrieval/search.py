@@ -13,7 +13,7 @@ from django.db.models import BooleanField, ExpressionWrapper, Q
 from ctx.models import Block
 from retrieval import fusion
 from retrieval.sql import ARMS, LEXICAL_ARMS, MAX_TERMS, ArmWeights, Filters, LexicalTerms, arms_sql
-from retrieval.text import content_words, wants_title_arm
+from retrieval.text import content_words, lexical_query, wants_title_arm
 
 PREVIEW_CHARS = 240
 _SPACE = re.compile(r"\s+")
@@ -135,7 +135,7 @@ def run_arms(
         for a in ARMS
         if weights.of(a) > 0
         and (a != "semantic" or query_vector is not None)
-        and (a != "title" or wants_title_arm(query))
+        and (a != "title" or (wants_title_arm(query) and lexical_query(query) != ""))
         and (a not in LEXICAL_ARMS or terms.get(a, LexicalTerms()).count() > 0)
     )
     if not arms:
@@ -143,7 +143,7 @@ def run_arms(
     sql, params = arms_sql(filters=filters, arms=arms, terms=terms)
     n_docs = scope_size(filters.scope_ids) if any(a in LEXICAL_ARMS for a in arms) else 0
     params.update(
-        q_raw=query,
+        q_title=lexical_query(query),
         qvec=vector_literal(query_vector) if query_vector is not None else None,
         pool=pool_size(limit),
         chunk_pool=pool_size(limit) * 4,  # several windows of one block may lead

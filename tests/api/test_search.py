@@ -37,6 +37,15 @@ def test_it_finds_titles_by_trigram_despite_a_typo(cast: Cast) -> None:
     assert _titles(body) == ["Kubernetes upgrade"]
 
 
+def test_it_finds_a_mistyped_title_inside_a_question(cast: Cast) -> None:
+    # Only the title arm can match: both words are misspelt; the question's own words
+    # ("when", "is", "the") must not dilute the match.
+    cast.owner.store(title="Kubernetes upgrade plan", content="Cluster notes.")
+    cast.owner.store(title="Kitchen rota", content="Who cleans when.")
+    _status, body = cast.owner.post("/api/search", {"query": "when is the kubernets upgrde?"})
+    assert _titles(body) == ["Kubernetes upgrade plan"]
+
+
 def test_it_filters_by_category_tags_and_types(cast: Cast) -> None:
     cast.owner.store(category="a", title="one", content="alpha topic", tags=["x", "y"])
     cast.owner.store(category="b", title="two", content="alpha topic", tags=["x"], type="decision")
