@@ -337,6 +337,15 @@ KNOBS: tuple[Knob, ...] = (
         tenant=True,
     ),
     _knob(
+        "CTX_FTS_MATCH_BUDGET",
+        "int",
+        4000,
+        "Full-text arms, in scopes of more blocks than this: candidates come from the rarest terms"
+        " whose document counts add up to at most this (at least one); all terms score them.",
+        bounds=(50, 1_000_000),
+        live=True,
+    ),
+    _knob(
         "CTX_QUERY_DECOMPOSE",
         "bool",
         True,

@@ -11,6 +11,7 @@ from django.db import connection
 from django.db.models import BooleanField, ExpressionWrapper, Q
 
 from ctx.models import Block
+from ctx.registry import resolver as registry
 from retrieval import fusion
 from retrieval.sql import ARMS, LEXICAL_ARMS, MAX_TERMS, ArmWeights, Filters, LexicalTerms, arms_sql
 from retrieval.text import content_words, lexical_query, wants_title_arm
@@ -149,6 +150,7 @@ def run_arms(
         chunk_pool=pool_size(limit) * 4,  # several windows of one block may lead
         n_docs=n_docs,
         df_cap=df_cap(n_docs),
+        match_budget=registry.value("CTX_FTS_MATCH_BUDGET"),
     )
     with connection.cursor() as cur:
         cur.execute(sql, params)

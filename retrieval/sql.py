@@ -128,17 +128,27 @@ def _term_values(arm: str, cfg: str, terms: LexicalTerms) -> tuple[str, dict[str
 
 def _fts_arm(arm: str, cfg: str, where: str, scope_where: str, terms: LexicalTerms) -> str:
     """BM25 over one tsvector column: document frequencies counted in the scopes (GIN index,
-    capped), N given by the caller, tf from ts_rank, length = distinct lexemes."""
+    capped), N given by the caller, tf from ts_rank, length = distinct lexemes.
+
+    Candidates are the blocks that match the rarest terms, as many terms as fit the match
+    budget together (always the rarest one); every term then scores them. A block that only
+    shares common words with the query would need all of them to outscore one rare match,
+    and reading and ranking every such block was most of this arm's time in a large scope
+    (a scope of no more blocks than the budget is never pruned)."""
     column = "tsv_en" if cfg == "english" else "tsv_de"
     values, _ = _term_values(arm, cfg, terms)
     return f"""{arm}_t AS (
         SELECT t.i, t.q, (SELECT count(*) FROM (SELECT 1 FROM ctx_block b
             WHERE b.{column} @@ t.q AND {scope_where} LIMIT %(df_cap)s) c)::float8 AS df
         FROM (VALUES {values}) AS t(i, q) WHERE numnode(t.q) > 0),
+    {arm}_sel AS (
+        SELECT q FROM (SELECT t.q, row_number() OVER w AS rn, sum(t.df) OVER w AS cum
+                       FROM {arm}_t t WINDOW w AS (ORDER BY t.df, t.i)) s
+        WHERE rn = 1 OR cum <= %(match_budget)s OR %(n_docs)s <= %(match_budget)s),
     {arm}_m AS (
         SELECT b.id, b.{column} AS v, length(b.{column})::float8 AS dl FROM ctx_block b
         WHERE b.{column} @@ (SELECT string_agg('(' || q::text || ')', ' | ')::tsquery
-                             FROM {arm}_t) AND {where}),
+                             FROM {arm}_sel) AND {where}),
     {arm} AS (
         SELECT m.id, sum(ln(1 + (greatest(%(n_docs)s, t.df) - t.df + 0.5) / (t.df + 0.5))
                    * r.tf * {BM25_K1 + 1} / (r.tf + {BM25_K1} * (1 - {BM25_B}
@@ -183,8 +193,8 @@ def arms_sql(
 ) -> tuple[str, dict[str, Any]]:
     """One statement running `arms`; rows are (arm, id, score), each arm's best `pool` rows.
 
-    Callers add q_title, qvec, pool, chunk_pool, n_docs and df_cap. Full-text arms need their
-    `terms`; fusion happens in `retrieval.fusion`, over these raw scores.
+    Callers add q_title, qvec, pool, chunk_pool, n_docs, df_cap and match_budget. Full-text
+    arms need their `terms`; fusion happens in `retrieval.fusion`, over these raw scores.
     """
     where, params = filters.sql()
     scope_where, _ = Filters(scope_ids=filters.scope_ids).sql()

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -44,6 +46,21 @@ def test_it_finds_a_mistyped_title_inside_a_question(cast: Cast) -> None:
     cast.owner.store(title="Kitchen rota", content="Who cleans when.")
     _status, body = cast.owner.post("/api/search", {"query": "when is the kubernets upgrde?"})
     assert _titles(body) == ["Kubernetes upgrade plan"]
+
+
+def test_it_takes_full_text_candidates_from_the_rarest_terms(cast: Cast, settings: Any) -> None:
+    # 60 blocks share "coffee"; one also says "zanzibar". With a match budget of 50, only the
+    # rare term picks candidates (60 + 1 documents do not fit), so the common-only blocks
+    # are never read; with the default budget they are ranked below it.
+    filler = [{"category": "n", "title": f"note {i}", "content": "coffee"} for i in range(60)]
+    status, _ = cast.owner.post("/api/store/batch", {"blocks": filler})
+    assert status == 200
+    cast.owner.store(title="Trip", content="Zanzibar coffee farms.")
+    query = {"query": "zanzibar coffee", "limit": 5}
+    assert _titles(cast.owner.post("/api/search", query)[1])[0] == "Trip"
+    assert len(_titles(cast.owner.post("/api/search", query)[1])) == 5
+    settings.CTX = {**settings.CTX, "CTX_FTS_MATCH_BUDGET": 50}
+    assert _titles(cast.owner.post("/api/search", query)[1]) == ["Trip"]
 
 
 def test_it_filters_by_category_tags_and_types(cast: Cast) -> None:
