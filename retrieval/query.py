@@ -126,7 +126,13 @@ def _retrieve(ctx: QueryContext, params: QueryParams) -> list[Hit]:
     pool = max(sp.limit * 3, 50)  # stages re-rank a wider pool than the caller sees
     plan = _plan(ctx, params.fusion)
     narrowed = temporal_query.period_filter(filters, ctx.temporal)
-    if narrowed is not None:
+    ids = temporal_query.period_blocks(narrowed) if narrowed is not None else None
+    if narrowed is not None and ids is not None and len(ids) < sp.limit:
+        # Too few blocks in the period to fill the answer: no need to run the arms on it.
+        ctx.explain["period_filter"] = {"applied": False, "found": len(ids)}
+    elif narrowed is not None:
+        if ids is not None:
+            narrowed = replace(narrowed, block_ids=tuple(ids))
         retrieval = _run(plan, narrowed, pool)
         hits = hits_from(retrieval, pool)
         ctx.explain["period_filter"] = {"applied": len(hits) >= sp.limit, "found": len(hits)}

@@ -36,6 +36,10 @@ class Filters:
     include_superseded: bool = True
     as_of: datetime | None = None  # only facts valid at that moment
     periods: list[tuple[date, date]] = field(default_factory=list)  # said or dated within
+    # The blocks of a selective period, found through the anchors' date index: the arms then
+    # rank just these (the semantic arm exactly) instead of scanning the HNSW index past
+    # every block the period filter rejects.
+    block_ids: tuple[str, ...] | None = None
 
     def sql(self) -> tuple[str, dict[str, Any]]:
         parts = ["b.scope_id = ANY(%(scope_ids)s)", "NOT b.archived"]
@@ -63,6 +67,9 @@ class Filters:
             params["period_starts"] = [p[0] for p in self.periods]
             params["period_ends"] = [p[1] for p in self.periods]
             params["tz"] = settings.TIME_ZONE
+        if self.block_ids is not None:
+            parts.append("b.id = ANY(%(block_ids)s::uuid[])")
+            params["block_ids"] = list(self.block_ids)
         return " AND ".join(parts), params
 
 
@@ -71,6 +78,22 @@ _PERIODS = """EXISTS (SELECT 1 FROM unnest(%(period_starts)s::date[], %(period_e
     AS p(s, e) WHERE (coalesce(b.source_time, b.created_at) AT TIME ZONE %(tz)s)::date
     BETWEEN p.s AND p.e OR EXISTS (SELECT 1 FROM unnest(b.content_times) t
     WHERE (t AT TIME ZONE 'UTC')::date BETWEEN p.s AND p.e))"""
+
+
+def period_blocks_sql(narrowed: Filters, cap: int) -> tuple[str, dict[str, Any]]:
+    """The blocks a period filter admits, found through the anchors' date index: one `year`
+    anchor row per meta or content date, the same dates `_PERIODS` tests."""
+    where, params = narrowed.sql()
+    days = " OR ".join(
+        f"a.source_date BETWEEN %(ps{i})s AND %(pe{i})s" for i in range(len(narrowed.periods))
+    )
+    for i, (start, end) in enumerate(narrowed.periods):
+        params.update({f"ps{i}": start, f"pe{i}": end})
+    params["cap"] = cap
+    # No DISTINCT: it would read every row of a long period before the LIMIT applies.
+    sql = f"""SELECT b.id FROM ctx_temporalanchor a JOIN ctx_block b ON b.id = a.block_id
+        WHERE a.dimension = 'year' AND ({days}) AND {where} LIMIT %(cap)s"""
+    return sql, params
 
 
 @dataclass(frozen=True)
@@ -173,6 +196,16 @@ def _title_arm(where: str) -> str:
         ORDER BY score DESC, b.id LIMIT %(pool)s)"""
 
 
+def _exact_semantic_arm(where: str) -> str:
+    # A known, small set of blocks: every window's distance, no index (exact, and no scan
+    # of the HNSW graph past the blocks the filter rejects).
+    return f"""semantic AS (
+        SELECT c.block_id AS id, 1 - min(c.embedding <=> %(qvec)s::vector) AS score
+        FROM ctx_blockchunk c JOIN ctx_block b ON b.id = c.block_id
+        WHERE c.block_id = ANY(%(block_ids)s::uuid[]) AND {where}
+        GROUP BY c.block_id ORDER BY 2 DESC, 1 LIMIT %(pool)s)"""
+
+
 def _semantic_arm(where: str) -> str:
     # A block ranks by its best window. The inner ORDER BY … LIMIT lets the HNSW index drive
     # the scan (iterative scan keeps going while the block filters reject rows).
@@ -202,7 +235,8 @@ def arms_sql(
     ctes: list[str] = []
     for arm in arms:
         if arm == "semantic":
-            ctes.append(_semantic_arm(where))
+            exact = filters.block_ids is not None
+            ctes.append(_exact_semantic_arm(where) if exact else _semantic_arm(where))
         elif arm == "title":
             ctes.append(_title_arm(where))
         else:

@@ -6,10 +6,11 @@ from dataclasses import replace
 from datetime import date, datetime
 
 from django.conf import settings
+from django.db import connection
 from django.utils import timezone
 
 from retrieval import temporal_llm
-from retrieval.sql import Filters
+from retrieval.sql import Filters, period_blocks_sql
 from retrieval.temporal import TemporalIntent, parse
 from retrieval.text import lexical_query
 
@@ -60,6 +61,24 @@ def period_filter(filters: Filters, intent: TemporalIntent) -> Filters | None:
     if not intent.explicit or not intent.ranges or intent.recurrent:
         return None
     return replace(filters, periods=[(r.start, r.end) for r in intent.ranges])
+
+
+# Up to this many blocks in a period are passed to the arms by id (exact semantic ranking);
+# a larger period is left to the filter inside each arm.
+PERIOD_IDS_UP_TO = 2_000
+
+
+def period_blocks(narrowed: Filters) -> list[str] | None:
+    """The ids of the blocks the period filter admits, through the anchors' date index; None
+    when the period has PERIOD_IDS_UP_TO anchor rows or more (a block with several dates in
+    the period counts once per date, so a period near the cap may be left to the arms). The
+    anchors hold the same dates the filter tests (the meta date in the server's time zone,
+    content dates in UTC), and the filter stays on in the arms."""
+    sql, params = period_blocks_sql(narrowed, PERIOD_IDS_UP_TO)
+    with connection.cursor() as cur:
+        cur.execute(sql, params)
+        rows = [str(row[0]) for row in cur.fetchall()]
+    return list(dict.fromkeys(rows)) if len(rows) < PERIOD_IDS_UP_TO else None
 
 
 def describe(intent: TemporalIntent) -> dict[str, object]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ctx.models import Block, TemporalAnchor
-from retrieval import indexing
+from retrieval import indexing, temporal_query
 from tests.conftest import Cast
 
 pytestmark = pytest.mark.django_db
@@ -95,18 +95,35 @@ def test_it_takes_the_last_holiday_for_a_simple_past_question(cast: Cast) -> Non
     assert _titles(body)[0] == "Party 2024"
 
 
-def test_it_restricts_an_explicit_period_when_enough_blocks_fall_inside(cast: Cast) -> None:
+# The period's blocks found by id (ranked exactly), or, past the cap, the filter in each arm.
+@pytest.mark.parametrize("ids_up_to", [2_000, 2], ids=["by-id", "in-arms"])
+def test_it_restricts_an_explicit_period_when_enough_blocks_fall_inside(
+    cast: Cast, monkeypatch: pytest.MonkeyPatch, ids_up_to: int
+) -> None:
+    monkeypatch.setattr(temporal_query, "PERIOD_IDS_UP_TO", ids_up_to)
+    topics = iter(  # nine distinct texts: the guard archives near-copies once embedded
+        "the offsite travel|two new hires|the cloud bill|conference tickets|office chairs"
+        "|the security audit|laptops for interns|the design agency|team lunches".split("|")
+    )
     for month in ("01", "02", "03"):
         for i in range(3):
             _store(
                 cast,
                 f"Decision {month}-{i}",
-                f"We decided item {i} about the budget.",
+                f"We decided the budget for {next(topics)}.",
                 f"2024-{month}-0{i + 2}T10:00:00Z",
             )
-    body = _ask(cast, "What did we decide about the budget in February 2024?", limit=3)
+    # Written in June, about a February date: in the period through its content date.
+    _store(cast, "Noted later", "On 14.02.2024 we decided the budget.", "2024-06-01T10:00:00Z")
+    indexing.embed_pending(limit=50)
+    body = _ask(cast, "What did we decide about the budget in February 2024?", limit=4)
     assert body["explain"]["period_filter"]["applied"] is True
-    assert sorted(_titles(body)) == ["Decision 02-0", "Decision 02-1", "Decision 02-2"]
+    assert sorted(_titles(body)) == [
+        "Decision 02-0",
+        "Decision 02-1",
+        "Decision 02-2",
+        "Noted later",
+    ]
 
 
 def test_it_falls_back_when_an_explicit_period_holds_too_little(cast: Cast) -> None:
