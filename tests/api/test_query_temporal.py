@@ -102,8 +102,17 @@ def test_it_restricts_an_explicit_period_when_enough_blocks_fall_inside(
 ) -> None:
     monkeypatch.setattr(temporal_query, "PERIOD_IDS_UP_TO", ids_up_to)
     topics = iter(  # nine distinct texts: the guard archives near-copies once embedded
-        "the offsite travel|two new hires|the cloud bill|conference tickets|office chairs"
-        "|the security audit|laptops for interns|the design agency|team lunches".split("|")
+        [
+            "the offsite travel",
+            "two new hires",
+            "the cloud bill",
+            "conference tickets",
+            "office chairs",
+            "the security audit",
+            "laptops for interns",
+            "the design agency",
+            "team lunches",
+        ]
     )
     for month in ("01", "02", "03"):
         for i in range(3):
