@@ -122,7 +122,7 @@ def seed_corpus(n: int, rng: random.Random) -> tuple[Any, Any]:
             embed_model="bench:synthetic",
         )
         blocks.append(block)
-        chunks.append(BlockChunk(block=block, idx=0, embedding=vec))
+        chunks.append(BlockChunk(block=block, scope_id=block.scope_id, idx=0, embedding=vec))
     Block.objects.bulk_create(blocks, batch_size=1000)
     BlockChunk.objects.bulk_create(chunks, batch_size=1000)
     ids = [str(b.pk) for b in blocks]

@@ -280,6 +280,10 @@ class BlockChunk(models.Model):
     """One embedding window of a block; the semantic arm ranks a block by its best window."""
 
     block = models.ForeignKey(Block, on_delete=models.CASCADE, related_name="chunks")
+    # The block's scope, copied (a block never changes scope): the row-level security policy
+    # tests it directly. A policy through the block made PostgreSQL read every block of the
+    # table for each semantic search (a hashed subplan: 94 ms at 92k blocks, docs/rls.md).
+    scope = models.ForeignKey(Scope, on_delete=models.CASCADE, related_name="+", db_index=False)
     idx = models.PositiveSmallIntegerField()
     embedding = VectorField(dimensions=EMBED_DIM)
 

@@ -56,8 +56,9 @@ def _embed_rows(blocks: list[Block]) -> int:
     return len(blocks)
 
 
-_INSERT_CHUNKS = """INSERT INTO ctx_blockchunk (block_id, idx, embedding)
-    SELECT * FROM unnest(%s::uuid[], %s::int[], %s::vector[])"""
+_INSERT_CHUNKS = """INSERT INTO ctx_blockchunk (block_id, scope_id, idx, embedding)
+    SELECT v.id, b.scope_id, v.idx, v.e FROM unnest(%s::uuid[], %s::int[], %s::vector[])
+    AS v(id, idx, e) JOIN ctx_block b ON b.id = v.id"""
 _UPDATE_BLOCKS = """UPDATE ctx_block b SET embedding = v.e, embed_model = %s
     FROM unnest(%s::uuid[], %s::vector[]) AS v(id, e) WHERE b.id = v.id"""
 

@@ -35,9 +35,7 @@ POLICED = [
 ]
 # The scope of each policed table's rows, unfiltered: what a forgotten filter would return.
 SCOPES_OF = {
-    "ctx_blockchunk": (
-        "SELECT b.scope_id FROM ctx_blockchunk t JOIN ctx_block b ON b.id = t.block_id"
-    ),
+    "ctx_blockchunk": "SELECT scope_id FROM ctx_blockchunk",
     "ctx_temporalanchor": (
         "SELECT b.scope_id FROM ctx_temporalanchor t JOIN ctx_block b ON b.id = t.block_id"
     ),
@@ -56,7 +54,7 @@ def _tenant_rows(scope: Scope, tag: str) -> None:
     b = Block.objects.create(
         scope=scope, category="c", title=f"{tag} b", content="y", content_hash="h"
     )
-    BlockChunk.objects.create(block=a, idx=0, embedding=[0.1] * 384)
+    BlockChunk.objects.create(block=a, scope_id=a.scope_id, idx=0, embedding=[0.1] * 384)
     TemporalAnchor.objects.create(
         block=a, dimension="year", value=2025, source_date=dt.date(2025, 1, 1), kind="content"
     )
