@@ -131,8 +131,8 @@ def _retrieve(ctx: QueryContext, params: QueryParams) -> list[Hit]:
         # Too few blocks in the period to fill the answer: no need to run the arms on it.
         ctx.explain["period_filter"] = {"applied": False, "found": len(ids)}
     elif narrowed is not None:
-        if ids is not None:
-            narrowed = replace(narrowed, block_ids=tuple(ids))
+        if ids is not None:  # the ids are the period (same dates): no per-row date test
+            narrowed = replace(narrowed, block_ids=tuple(ids), periods=[])
         retrieval = _run(plan, narrowed, pool)
         hits = hits_from(retrieval, pool)
         ctx.explain["period_filter"] = {"applied": len(hits) >= sp.limit, "found": len(hits)}

@@ -82,8 +82,9 @@ _PERIODS = """EXISTS (SELECT 1 FROM unnest(%(period_starts)s::date[], %(period_e
 
 def period_blocks_sql(narrowed: Filters, cap: int) -> tuple[str, dict[str, Any]]:
     """The blocks a period filter admits, found through the anchors' date index: one `year`
-    anchor row per meta or content date, the same dates `_PERIODS` tests."""
-    where, params = narrowed.sql()
+    anchor row per meta or content date, the same dates `_PERIODS` tests (so that test, an
+    `unnest` with time-zone conversions per row, is left out: ~50 µs a row, profiled)."""
+    where, params = replace(narrowed, periods=[]).sql()
     days = " OR ".join(
         f"a.source_date BETWEEN %(ps{i})s AND %(pe{i})s" for i in range(len(narrowed.periods))
     )

@@ -73,7 +73,7 @@ def period_blocks(narrowed: Filters) -> list[str] | None:
     when the period has PERIOD_IDS_UP_TO anchor rows or more (a block with several dates in
     the period counts once per date, so a period near the cap may be left to the arms). The
     anchors hold the same dates the filter tests (the meta date in the server's time zone,
-    content dates in UTC), and the filter stays on in the arms."""
+    content dates in UTC), so the arms need no date test on these ids."""
     sql, params = period_blocks_sql(narrowed, PERIOD_IDS_UP_TO)
     with connection.cursor() as cur:
         cur.execute(sql, params)
