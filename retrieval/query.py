@@ -125,14 +125,8 @@ def _retrieve(ctx: QueryContext, params: QueryParams) -> list[Hit]:
     ctx.filters = filters  # dream: graph expansion keeps added neighbours within the filters
     pool = max(sp.limit * 3, 50)  # stages re-rank a wider pool than the caller sees
     plan = _plan(ctx, params.fusion)
-    narrowed = temporal_query.period_filter(filters, ctx.temporal)
-    ids = temporal_query.period_blocks(narrowed) if narrowed is not None else None
-    if narrowed is not None and ids is not None and len(ids) < sp.limit:
-        # Too few blocks in the period to fill the answer: no need to run the arms on it.
-        ctx.explain["period_filter"] = {"applied": False, "found": len(ids)}
-    elif narrowed is not None:
-        if ids is not None:  # the ids are the period (same dates): no per-row date test
-            narrowed = replace(narrowed, block_ids=tuple(ids), periods=[])
+    narrowed = _period_filters(ctx, filters, sp.limit)
+    if narrowed is not None:
         retrieval = _run(plan, narrowed, pool)
         hits = hits_from(retrieval, pool)
         ctx.explain["period_filter"] = {"applied": len(hits) >= sp.limit, "found": len(hits)}
@@ -141,6 +135,22 @@ def _retrieve(ctx: QueryContext, params: QueryParams) -> list[Hit]:
             return attach_blocks(hits, vectors=False)
     ctx.retrieval = _run(plan, filters, pool)
     return attach_blocks(hits_from(ctx.retrieval, pool), vectors=False)
+
+
+def _period_filters(ctx: QueryContext, filters: Filters, limit: int) -> Filters | None:
+    """The filters for the query's explicit period, or None when there is none or it holds
+    too few blocks to fill the answer (then the arms need not run on it at all)."""
+    narrowed = temporal_query.period_filter(filters, ctx.temporal)
+    if narrowed is None:
+        return None
+    ids = temporal_query.period_blocks(narrowed)
+    if ids is None:  # a long period: the date test runs inside each arm
+        return narrowed
+    if len(ids) < limit:
+        ctx.explain["period_filter"] = {"applied": False, "found": len(ids)}
+        return None
+    # The ids are the period (the same dates): the arms rank them with no per-row date test.
+    return replace(narrowed, block_ids=tuple(ids), periods=[])
 
 
 @dataclass(frozen=True)

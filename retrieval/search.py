@@ -131,12 +131,13 @@ def run_arms(
 ) -> list[fusion.ArmScores]:
     """Every arm that can run for this query, in one statement; raw scores per arm."""
     terms = terms or {}
+    title_text = lexical_query(query) if wants_title_arm(query) else ""
     arms = tuple(
         a
         for a in ARMS
         if weights.of(a) > 0
         and (a != "semantic" or query_vector is not None)
-        and (a != "title" or (wants_title_arm(query) and lexical_query(query) != ""))
+        and (a != "title" or title_text != "")
         and (a not in LEXICAL_ARMS or terms.get(a, LexicalTerms()).count() > 0)
     )
     if not arms:
@@ -144,7 +145,7 @@ def run_arms(
     sql, params = arms_sql(filters=filters, arms=arms, terms=terms)
     n_docs = scope_size(filters.scope_ids) if any(a in LEXICAL_ARMS for a in arms) else 0
     params.update(
-        q_title=lexical_query(query),
+        q_title=title_text,
         qvec=vector_literal(query_vector) if query_vector is not None else None,
         pool=pool_size(limit),
         chunk_pool=pool_size(limit) * 4,  # several windows of one block may lead
