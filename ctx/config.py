@@ -155,6 +155,16 @@ KNOBS: tuple[Knob, ...] = (
         bounds=(0, 3600),
     ),
     _knob(
+        "CTX_DB_POOL",
+        "int",
+        0,
+        "Size of a per-process connection pool (0 = none; CTX_DB_CONN_MAX_AGE then applies). "
+        "`make run` gives the web server one of 4: under ASGI each request runs on a thread "
+        "of its own, so without a pool every request opened a new PostgreSQL backend, whose "
+        "cold catalog caches made the search statement 30 ms slower (docs/performance.md).",
+        bounds=(0, 64),
+    ),
+    _knob(
         "CTX_MAX_CONTENT_BYTES",
         "int",
         51200,

@@ -174,9 +174,11 @@ def _thread_env(command: list[str], values: dict[str, object]) -> dict[str, str]
         env.setdefault(name, threads)
     env.setdefault("TOKENIZERS_PARALLELISM", "false")
     if "uvicorn" in command:
-        # ASGI runs each request's ORM work on some executor thread; Django's per-thread
-        # persistent connections then accumulate until PostgreSQL refuses clients (measured).
+        # ASGI runs each request's ORM work on a thread of its own; Django's per-thread
+        # persistent connections then accumulate until PostgreSQL refuses clients (measured),
+        # and a new connection per request costs a cold backend. A pool serves every thread.
         env["CTX_DB_CONN_MAX_AGE"] = "0"
+        env.setdefault("CTX_DB_POOL", "4")
     return env
 
 

@@ -97,6 +97,10 @@ _db = parse_database_url(CTX["DATABASE_URL"] or "postgresql://postgres@/postgres
 # HNSW iterative scan: scope filters applied after the index scan must not starve recall.
 _db["OPTIONS"].setdefault("options", "-c hnsw.iterative_scan=relaxed_order")
 _db["CONN_MAX_AGE"] = CTX["CTX_DB_CONN_MAX_AGE"]
+if CTX["CTX_DB_POOL"]:
+    # Django hands a closed connection back to the pool; persistent connections are then off.
+    _db["CONN_MAX_AGE"] = 0
+    _db["OPTIONS"]["pool"] = {"min_size": 1, "max_size": CTX["CTX_DB_POOL"], "timeout": 10}
 _db["CONN_HEALTH_CHECKS"] = True
 DATABASES = {"default": _db}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"

@@ -114,7 +114,8 @@ def shared(tmp_path_factory: Any) -> Iterator[LiveServer]:
 
     log = tmp_path_factory.mktemp("mcp-live") / "uvicorn.log"
     # Near-duplicate hints embed every stored text; they are dream's feature, tested there.
-    env = {"CTX_GUARD_HINTS": "false"}
+    # The pool as `make run` gives the web server.
+    env = {"CTX_GUARD_HINTS": "false", "CTX_DB_POOL": "4"}
     for server in start(connection.settings_dict["NAME"], settings.SECRET_KEY, log, **env):
         _shared["server"] = server
         try:

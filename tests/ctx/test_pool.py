@@ -1,0 +1,72 @@
+"""The web server's connection pool (`CTX_DB_POOL`, set by `make run`): requests on a real
+uvicorn, as the runtime role, share a few PostgreSQL sessions and never each other's scopes."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+import pytest
+from django.db import connection
+
+from rls.role import ROLE
+from tests.conftest import Cast
+from tests.mcp.live import LiveServer, _test_database_url, start
+
+pytestmark = pytest.mark.django_db(transaction=True)
+POOL = 2
+
+
+@pytest.fixture
+def pooled(transactional_db: Any, tmp_path: Any, settings: Any) -> Iterator[LiveServer]:
+    settings.CELERY_BROKER_URL = ""  # this process's own writes skip the enqueue
+    name = connection.settings_dict["NAME"]
+    parts = urlsplit(_test_database_url(name))
+    as_runtime_role = parts._replace(netloc=f"{ROLE}@{parts.hostname or ''}").geturl()
+    env = {"DATABASE_URL": as_runtime_role, "CTX_DB_POOL": str(POOL), "CTX_GUARD_HINTS": "false"}
+    yield from start(name, settings.SECRET_KEY, tmp_path / "uvicorn.log", **env)
+
+
+def _runtime_sessions() -> list[dt.datetime]:
+    """When each of the runtime role's open sessions on the test database began."""
+    with connection.cursor() as cur:
+        cur.execute(
+            "SELECT backend_start FROM pg_stat_activity WHERE usename = %s AND datname = %s",
+            [ROLE, connection.settings_dict["NAME"]],
+        )
+        return [row[0] for row in cur.fetchall()]
+
+
+def test_it_serves_interleaved_tenants_from_a_few_pooled_sessions(
+    pooled: LiveServer, cast: Cast
+) -> None:
+    mine = {
+        cast.owner.key: cast.owner.store(title="pool note", content="pooled acme fact")["id"],
+        cast.outsider.key: cast.outsider.store(title="pool note", content="pooled globex fact")[
+            "id"
+        ],
+    }
+    theirs = {cast.owner.key: mine[cast.outsider.key], cast.outsider.key: mine[cast.owner.key]}
+
+    def ask(key: str) -> tuple[list[str], int]:
+        headers = {"X-Context-Key": key}
+        with httpx.Client(base_url=pooled.url, headers=headers, timeout=30) as client:
+            found = client.post("/api/search", json={"query": "pooled fact"}).json()
+            foreign = client.post("/api/manage", json={"action": "get", "id": theirs[key]})
+        return [r["id"] for r in found["results"]], foreign.status_code
+
+    assert ask(cast.owner.key or "")[0] == [mine[cast.owner.key]]
+    before = min(_runtime_sessions())
+    keys = [cast.owner.key or "", cast.outsider.key or ""] * 12
+    with ThreadPoolExecutor(max_workers=4) as workers:
+        answers = list(workers.map(ask, keys))
+    for key, (found, foreign_status) in zip(keys, answers, strict=True):
+        assert found == [mine[key]]  # each request sees its own tenant's note only
+        assert foreign_status == 404
+    sessions = _runtime_sessions()
+    assert 1 <= len(sessions) <= POOL
+    assert before in sessions  # the session of the first request served the later ones too
