@@ -166,7 +166,7 @@ def explain(data_dir: Path, question: str) -> dict[str, Any]:
     )
     params.update(
         q_title=lexical_query(question), qvec=vec[0], pool=50, chunk_pool=200, n_docs=10_000,
-        df_cap=df_cap(10_000), match_budget=4000,
+        df_cap=df_cap(10_000), match_budget=4000, counted_scopes=[], uncounted_scopes=[],
     )  # fmt: skip
     plans = {}
     for name, url in (("rls_on", runtime_database_url(owner)), ("rls_off", owner)):

@@ -356,6 +356,16 @@ KNOBS: tuple[Knob, ...] = (
         live=True,
     ),
     _knob(
+        "CTX_FTS_STATS_FROM",
+        "int",
+        20000,
+        "Scopes of at least this many live blocks keep their full-text document frequencies,"
+        " counted in the background (every 5 minutes when the size drifted 10%, daily anyway)"
+        " instead of per query.",
+        bounds=(1, 100_000_000),
+        live=True,
+    ),
+    _knob(
         "CTX_QUERY_DECOMPOSE",
         "bool",
         True,

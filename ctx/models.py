@@ -43,6 +43,10 @@ class Scope(models.Model):
     name = models.CharField(max_length=100)
     description = models.CharField(max_length=500, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # When the full-text document frequencies (TermStat) were last counted, and over how many
+    # live blocks; null for a scope too small to need them (retrieval/termstats.py).
+    term_stats_at = models.DateTimeField(null=True, blank=True, editable=False)
+    term_stats_blocks = models.PositiveIntegerField(null=True, blank=True, editable=False)
 
     class Meta:
         constraints = [
@@ -303,6 +307,27 @@ class BlockChunk(models.Model):
 
     def __str__(self) -> str:
         return f"{self.block_id}#{self.idx}"
+
+
+class TermStat(models.Model):
+    """In how many live blocks of a large scope a lexeme occurs (BM25's df), per text search
+    configuration; counted in the background (retrieval/termstats.py), read by the full-text
+    arms instead of counting matches for every query."""
+
+    scope = models.ForeignKey(Scope, on_delete=models.CASCADE, related_name="+", db_index=False)
+    config = models.CharField(max_length=16)  # 'english' | 'german'
+    lexeme = models.TextField()
+    df = models.PositiveIntegerField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["scope", "config", "lexeme"], name="termstat_scope_config_lexeme_uniq"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.config}:{self.lexeme} ({self.df})"
 
 
 # The settings registry's models live in their own module (app label `ctx`).

@@ -112,7 +112,20 @@ def block_stats(principal: Principal, scope_ids: list[int]) -> dict[str, Any]:
     )
     per_type = dict(live.values_list("type").annotate(n=Count("id")).values_list("type", "n"))
     archived = Block.objects.filter(scope_id__in=scope_ids, archived=True).count()
-    return {**totals, "archived": archived, "scopes": per_scope, "types": per_type}
+    # Large scopes' full-text document frequencies: when and over how many blocks counted.
+    counted = Scope.objects.filter(id__in=scope_ids, term_stats_at__isnull=False)
+    term_stats = {
+        s.name: {"blocks": s.term_stats_blocks, "counted_at": s.term_stats_at.isoformat()}
+        for s in counted
+        if s.term_stats_at
+    }
+    return {
+        **totals,
+        "archived": archived,
+        "scopes": per_scope,
+        "types": per_type,
+        "term_stats": term_stats,
+    }
 
 
 def categories(principal: Principal, scope_ids: list[int]) -> list[dict[str, Any]]:

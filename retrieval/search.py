@@ -12,7 +12,7 @@ from django.db.models import BooleanField, ExpressionWrapper, Q
 
 from ctx.models import Block
 from ctx.registry import resolver as registry
-from retrieval import fusion
+from retrieval import fusion, termstats
 from retrieval.sql import ARMS, LEXICAL_ARMS, MAX_TERMS, ArmWeights, Filters, LexicalTerms, arms_sql
 from retrieval.text import content_words, lexical_query, wants_title_arm
 
@@ -69,19 +69,32 @@ def preview(text: str) -> str:
     return flat if len(flat) <= PREVIEW_CHARS else flat[: PREVIEW_CHARS - 1].rstrip() + "…"
 
 
+# Windows the semantic arm reads per block it returns: several windows of one block may lead.
+CHUNK_POOL_FACTOR = 4
+
+
 def pool_size(limit: int) -> int:
     """Candidates each arm ranks: enough headroom for fusion and later re-ranking."""
     return max(50, limit * 5)
 
 
 # Scope sizes (N of BM25's idf): counted exactly up to this many blocks (cheap: an index scan
-# with a LIMIT), above it the full count is cached per scope set for a minute.
+# with a LIMIT), above it the full count is cached per scope set for a minute, with whether
+# every scope has its document frequencies counted (retrieval/termstats.py).
 N_EXACT_UP_TO = 20_000
 _N_TTL_S = 60.0
-_n_cache: dict[tuple[int, ...], tuple[float, int]] = {}
 
 
-def scope_size(scope_ids: list[int]) -> int:
+@dataclass(frozen=True)
+class ScopeSize:
+    blocks: int
+    counted: tuple[int, ...] = ()  # scopes whose df come from ctx_termstat (termstats.py)
+
+
+_n_cache: dict[tuple[int, ...], tuple[float, ScopeSize]] = {}
+
+
+def scope_size(scope_ids: list[int]) -> ScopeSize:
     """How many live blocks the scopes hold (BM25's N)."""
     key = tuple(sorted(scope_ids))
     cached = _n_cache.get(key)
@@ -96,15 +109,17 @@ def scope_size(scope_ids: list[int]) -> int:
     with connection.cursor() as cur:
         cur.execute(sql, [scope_ids, N_EXACT_UP_TO])
         n = int(cur.fetchone()[0])
-        if n < N_EXACT_UP_TO:
-            return n
-        cur.execute(
-            "SELECT count(*) FROM ctx_block b WHERE b.scope_id = ANY(%s) AND NOT b.archived",
-            [scope_ids],
-        )
-        n = int(cur.fetchone()[0])
-    _n_cache[key] = (time.monotonic() + _N_TTL_S, n)
-    return n
+        if n >= N_EXACT_UP_TO:
+            cur.execute(
+                "SELECT count(*) FROM ctx_block b WHERE b.scope_id = ANY(%s) AND NOT b.archived",
+                [scope_ids],
+            )
+            n = int(cur.fetchone()[0])
+    large = n >= registry.value("CTX_FTS_STATS_FROM")
+    size = ScopeSize(n, termstats.counted(scope_ids) if large else ())
+    if n >= N_EXACT_UP_TO:
+        _n_cache[key] = (time.monotonic() + _N_TTL_S, size)
+    return size
 
 
 def df_cap(n_docs: int) -> int:
@@ -143,14 +158,17 @@ def run_arms(
     if not arms:
         return []
     sql, params = arms_sql(filters=filters, arms=arms, terms=terms)
-    n_docs = scope_size(filters.scope_ids) if any(a in LEXICAL_ARMS for a in arms) else 0
+    size = scope_size(filters.scope_ids) if any(a in LEXICAL_ARMS for a in arms) else ScopeSize(0)
+    n_docs = size.blocks
     params.update(
         q_title=title_text,
         qvec=vector_literal(query_vector) if query_vector is not None else None,
         pool=pool_size(limit),
-        chunk_pool=pool_size(limit) * 4,  # several windows of one block may lead
+        chunk_pool=pool_size(limit) * CHUNK_POOL_FACTOR,
         n_docs=n_docs,
         df_cap=df_cap(n_docs),
+        counted_scopes=list(size.counted),
+        uncounted_scopes=[i for i in filters.scope_ids if i not in size.counted],
         match_budget=registry.value("CTX_FTS_MATCH_BUDGET"),
     )
     with connection.cursor() as cur:

@@ -150,7 +150,13 @@ def _term_values(arm: str, cfg: str, terms: LexicalTerms) -> tuple[str, dict[str
     return values, params
 
 
-def _fts_arm(arm: str, cfg: str, where: str, scope_where: str, terms: LexicalTerms) -> str:
+def _df_count(column: str, scopes: str) -> str:
+    """Live blocks of the scopes (a parameter's name) matching t.q, counted up to df_cap."""
+    return f"""(SELECT count(*) FROM (SELECT 1 FROM ctx_block b WHERE b.{column} @@ t.q
+        AND b.scope_id = ANY(%({scopes})s) AND NOT b.archived LIMIT %(df_cap)s) c)"""
+
+
+def _fts_arm(arm: str, cfg: str, where: str, terms: LexicalTerms) -> str:
     """BM25 over one tsvector column: document frequencies counted in the scopes (GIN index,
     capped), N given by the caller, tf from ts_rank, length = distinct lexemes.
 
@@ -161,9 +167,18 @@ def _fts_arm(arm: str, cfg: str, where: str, scope_where: str, terms: LexicalTer
     (a scope of no more blocks than the budget is never pruned)."""
     column = "tsv_en" if cfg == "english" else "tsv_de"
     values, _ = _term_values(arm, cfg, terms)
+    # A one-lexeme term's df: the stored counts of the scopes that have them (counted_scopes)
+    # plus a count in the others; with none stored (a phrase, a lexeme too rare to be kept,
+    # no large scope) it is counted in all of them.
     return f"""{arm}_t AS (
-        SELECT t.i, t.q, (SELECT count(*) FROM (SELECT 1 FROM ctx_block b
-            WHERE b.{column} @@ t.q AND {scope_where} LIMIT %(df_cap)s) c)::float8 AS df
+        SELECT t.i, t.q, coalesce(
+            (SELECT least(sum(s.df) + CASE WHEN cardinality(%(uncounted_scopes)s::bigint[]) = 0
+                          THEN 0 ELSE {_df_count(column, "uncounted_scopes")} END, %(df_cap)s)
+             FROM ctx_termstat s
+             WHERE s.scope_id = ANY(%(counted_scopes)s::bigint[]) AND s.config = '{cfg}'
+               AND numnode(t.q) = 1 AND s.lexeme = trim(both '''' from t.q::text)
+             HAVING count(*) > 0),
+            {_df_count(column, "scope_ids")})::float8 AS df
         FROM (VALUES {values}) AS t(i, q) WHERE numnode(t.q) > 0),
     {arm}_sel AS (
         SELECT q FROM (SELECT t.q, row_number() OVER w AS rn, sum(t.df) OVER w AS cum
@@ -227,11 +242,11 @@ def arms_sql(
 ) -> tuple[str, dict[str, Any]]:
     """One statement running `arms`; rows are (arm, id, score), each arm's best `pool` rows.
 
-    Callers add q_title, qvec, pool, chunk_pool, n_docs, df_cap and match_budget. Full-text
-    arms need their `terms`; fusion happens in `retrieval.fusion`, over these raw scores.
+    Callers add q_title, qvec, pool, chunk_pool, n_docs, df_cap, counted_scopes,
+    uncounted_scopes and match_budget. Full-text arms need their `terms`; fusion happens in
+    `retrieval.fusion`, over these raw scores.
     """
     where, params = filters.sql()
-    scope_where, _ = Filters(scope_ids=filters.scope_ids).sql()
     terms = terms or {}
     ctes: list[str] = []
     for arm in arms:
@@ -242,7 +257,7 @@ def arms_sql(
             ctes.append(_title_arm(where))
         else:
             arm_terms = terms.get(arm, LexicalTerms())
-            ctes.append(_fts_arm(arm, LEXICAL_ARMS[arm], where, scope_where, arm_terms))
+            ctes.append(_fts_arm(arm, LEXICAL_ARMS[arm], where, arm_terms))
             params.update(_term_values(arm, LEXICAL_ARMS[arm], arm_terms)[1])
     union = " UNION ALL ".join(
         f"SELECT '{a}'::text AS arm, id, score::float8 FROM {a}" for a in arms

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from retrieval import indexing
+from retrieval import indexing, termstats
 
 
 @shared_task(
@@ -17,6 +17,11 @@ def embed_blocks(block_ids: list[str]) -> int:
 @shared_task(name="retrieval.backfill")
 def backfill() -> int:
     return indexing.backfill()
+
+
+@shared_task(name="retrieval.term_stats")
+def term_stats() -> list[int]:
+    return termstats.refresh_due()
 
 
 def enqueue_embedding(block_ids: list[str]) -> None:

@@ -16,7 +16,7 @@ import pytest
 from django.db import DatabaseError, connection, transaction
 
 from ctx import selectors
-from ctx.models import Block, BlockChunk, Scope, TemporalAnchor
+from ctx.models import Block, BlockChunk, Scope, TemporalAnchor, TermStat
 from dream.models import DigestState, DreamState, GuardFlag, Link, LinkClass, LinkOrigin
 from rls import context as rls
 from rls.role import ROLE
@@ -27,6 +27,7 @@ POLICED = [
     "ctx_block",
     "ctx_blockchunk",
     "ctx_temporalanchor",
+    "ctx_termstat",
     "dream_link",
     "dream_dreamstate",
     "dream_guardflag",
@@ -67,6 +68,7 @@ def _tenant_rows(scope: Scope, tag: str) -> None:
         confidence=0.9,
         raw_confidence=0.9,
     )
+    TermStat.objects.create(scope=scope, config="english", lexeme=tag, df=2)
     DreamState.objects.create(block=a, tenant_id=scope.tenant_id, scope=scope)
     GuardFlag.objects.create(block=a, twin=b, scope=scope, similarity=0.99, kind="similar")
     DigestState.objects.create(scope=scope)
