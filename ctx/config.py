@@ -161,7 +161,7 @@ KNOBS: tuple[Knob, ...] = (
         "Size of a per-process connection pool (0 = none; CTX_DB_CONN_MAX_AGE then applies). "
         "`make run` gives the web server one of 4: under ASGI each request runs on a thread "
         "of its own, so without a pool every request opened a new PostgreSQL backend, whose "
-        "cold catalog caches made the search statement 30 ms slower (docs/performance.md).",
+        "cold catalog caches made the search statement 30 ms slower (docs/architecture.md).",
         bounds=(0, 64),
     ),
     _knob(

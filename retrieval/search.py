@@ -70,7 +70,7 @@ def preview(text: str) -> str:
 
 
 # Windows the semantic arm reads per block it returns: several windows of one block may lead.
-CHUNK_POOL_FACTOR = 4
+CHUNK_POOL_FACTOR = 2
 
 
 def pool_size(limit: int) -> int:
