@@ -34,7 +34,7 @@ def derive(block: Block) -> None:
     block.content_times = content_times(block)
 
 
-ANCHOR_COLUMNS = ("block", "dimension", "value", "source_date", "kind")
+ANCHOR_COLUMNS = ("block", "scope", "dimension", "value", "source_date", "kind")
 
 
 def _rows(block: Block, moment: datetime, kind: str) -> Iterable[tuple[Any, ...]]:
@@ -42,7 +42,7 @@ def _rows(block: Block, moment: datetime, kind: str) -> Iterable[tuple[Any, ...]
     local = timezone.localtime(moment) if kind == "meta" else moment
     day = local.date()
     for dim, value in anchor_dimensions(local).items():
-        yield (block.pk, dim, value, day, kind)
+        yield (block.pk, block.scope_id, dim, value, day, kind)
 
 
 def write_anchors(blocks: list[Block]) -> None:

@@ -126,28 +126,56 @@ def _retrieve(ctx: QueryContext, params: QueryParams) -> list[Hit]:
     pool = max(sp.limit * 3, 50)  # stages re-rank a wider pool than the caller sees
     plan = _plan(ctx, params.fusion)
     narrowed = _period_filters(ctx, filters, sp.limit)
+    unfiltered = None
+    if narrowed is not None and narrowed.block_ids is None:
+        # A long period: its blocks are likely among the unfiltered candidates already, and
+        # testing those is far cheaper than the date test inside every arm.
+        unfiltered = _run(plan, filters, pool)
+        inside = _from_candidates(unfiltered, narrowed)
+        if _enough(ctx, inside, pool, sp.limit, "candidates"):
+            return _answer(ctx, inside, pool)
     if narrowed is not None:
         retrieval = _run(plan, narrowed, pool)
-        hits = hits_from(retrieval, pool)
-        ctx.explain["period_filter"] = {"applied": len(hits) >= sp.limit, "found": len(hits)}
-        if len(hits) >= sp.limit:
-            ctx.retrieval = retrieval
-            return attach_blocks(hits, vectors=False)
-    ctx.retrieval = _run(plan, filters, pool)
-    return attach_blocks(hits_from(ctx.retrieval, pool), vectors=False)
+        by = "ids" if narrowed.block_ids is not None else "arms"
+        if _enough(ctx, retrieval, pool, sp.limit, by):
+            return _answer(ctx, retrieval, pool)
+    return _answer(ctx, unfiltered or _run(plan, filters, pool), pool)
+
+
+def _enough(ctx: QueryContext, retrieval: Retrieval | None, pool: int, limit: int, by: str) -> bool:
+    """Whether the period's candidates fill the answer (`explain` says how they were found)."""
+    found = len(hits_from(retrieval, pool)) if retrieval is not None else 0
+    ctx.explain["period_filter"] = {"applied": found >= limit, "found": found, "by": by}
+    return found >= limit
+
+
+def _answer(ctx: QueryContext, retrieval: Retrieval, pool: int) -> list[Hit]:
+    ctx.retrieval = retrieval
+    return attach_blocks(hits_from(retrieval, pool), vectors=False)
+
+
+def _from_candidates(retrieval: Retrieval, narrowed: Filters) -> Retrieval:
+    """The unfiltered run's candidates that fall inside the period, as if the arms had only
+    seen those (each arm's scores for them, fused again among them)."""
+    arms = retrieval.arms + [a for part in retrieval.parts for a in part]
+    ids = sorted({i for arm in arms for i in arm.scores})
+    # A candidate has a handful of dates at most; the cap only bounds a pathological one.
+    found = temporal_query.period_blocks(replace(narrowed, block_ids=tuple(ids)), 50 * len(ids))
+    return retrieval.restricted(set(found or ()))
 
 
 def _period_filters(ctx: QueryContext, filters: Filters, limit: int) -> Filters | None:
     """The filters for the query's explicit period, or None when there is none or it holds
-    too few blocks to fill the answer (then the arms need not run on it at all)."""
+    too few blocks to fill the answer (then the arms need not run on it at all). A period
+    with more blocks than temporal_query.PERIOD_IDS_UP_TO keeps its dates (block_ids None)."""
     narrowed = temporal_query.period_filter(filters, ctx.temporal)
     if narrowed is None:
         return None
     ids = temporal_query.period_blocks(narrowed)
-    if ids is None:  # a long period: the date test runs inside each arm
+    if ids is None:  # a long period
         return narrowed
     if len(ids) < limit:
-        ctx.explain["period_filter"] = {"applied": False, "found": len(ids)}
+        ctx.explain["period_filter"] = {"applied": False, "found": len(ids), "by": "ids"}
         return None
     # The ids are the period (the same dates): the arms rank them with no per-row date test.
     return replace(narrowed, block_ids=tuple(ids), periods=[])

@@ -44,6 +44,17 @@ class Retrieval:
     arms: list[fusion.ArmScores]
     parts: list[list[fusion.ArmScores]] = field(default_factory=list)  # sub-queries' arms
 
+    def restricted(self, keep: set[str]) -> Retrieval:
+        """The same scores for the `keep` candidates only."""
+
+        def only(arms: list[fusion.ArmScores]) -> list[fusion.ArmScores]:
+            return [
+                fusion.ArmScores(a.arm, a.weight, {i: s for i, s in a.scores.items() if i in keep})
+                for a in arms
+            ]
+
+        return Retrieval(self.weights, only(self.arms), [only(p) for p in self.parts])
+
     def fused(self) -> dict[str, float]:
         """Fused scores of every candidate: the query's own, or a sub-query's when higher."""
         if self.weights.method == "rrf":

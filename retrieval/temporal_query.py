@@ -68,17 +68,18 @@ def period_filter(filters: Filters, intent: TemporalIntent) -> Filters | None:
 PERIOD_IDS_UP_TO = 2_000
 
 
-def period_blocks(narrowed: Filters) -> list[str] | None:
+def period_blocks(narrowed: Filters, cap: int | None = None) -> list[str] | None:
     """The ids of the blocks the period filter admits, through the anchors' date index; None
     when the period has PERIOD_IDS_UP_TO anchor rows or more (a block with several dates in
     the period counts once per date, so a period near the cap may be left to the arms). The
     anchors hold the same dates the filter tests (the meta date in the server's time zone,
     content dates in UTC), so the arms need no date test on these ids."""
-    sql, params = period_blocks_sql(narrowed, PERIOD_IDS_UP_TO)
+    cap = cap or PERIOD_IDS_UP_TO  # read at call time (tests lower it)
+    sql, params = period_blocks_sql(narrowed, cap)
     with connection.cursor() as cur:
         cur.execute(sql, params)
         rows = [str(row[0]) for row in cur.fetchall()]
-    return list(dict.fromkeys(rows)) if len(rows) < PERIOD_IDS_UP_TO else None
+    return list(dict.fromkeys(rows)) if len(rows) < cap else None
 
 
 def describe(intent: TemporalIntent) -> dict[str, object]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ctx.models import Block, TemporalAnchor
-from retrieval import indexing, temporal_query
+from retrieval import indexing, query, temporal_query
 from tests.conftest import Cast
 
 pytestmark = pytest.mark.django_db
@@ -95,12 +95,19 @@ def test_it_takes_the_last_holiday_for_a_simple_past_question(cast: Cast) -> Non
     assert _titles(body)[0] == "Party 2024"
 
 
-# The period's blocks found by id (ranked exactly), or, past the cap, the filter in each arm.
-@pytest.mark.parametrize("ids_up_to", [2_000, 2], ids=["by-id", "in-arms"])
+# The period's blocks found by id (ranked exactly); past the cap, among the unfiltered
+# candidates, or when those hold too few of them, by the filter in each arm.
+@pytest.mark.parametrize(
+    ("ids_up_to", "from_candidates", "by"),
+    [(2_000, True, "ids"), (2, True, "candidates"), (2, False, "arms")],
+    ids=["by-id", "among-candidates", "in-arms"],
+)
 def test_it_restricts_an_explicit_period_when_enough_blocks_fall_inside(
-    cast: Cast, monkeypatch: pytest.MonkeyPatch, ids_up_to: int
+    cast: Cast, monkeypatch: pytest.MonkeyPatch, ids_up_to: int, from_candidates: bool, by: str
 ) -> None:
     monkeypatch.setattr(temporal_query, "PERIOD_IDS_UP_TO", ids_up_to)
+    if not from_candidates:  # as if the period's blocks ranked below every arm's pool
+        monkeypatch.setattr(query, "_from_candidates", lambda r, _: r.restricted(set()))
     topics = iter(  # nine distinct texts: the guard archives near-copies once embedded
         [
             "the offsite travel",
@@ -127,6 +134,7 @@ def test_it_restricts_an_explicit_period_when_enough_blocks_fall_inside(
     indexing.embed_pending(limit=50)
     body = _ask(cast, "What did we decide about the budget in February 2024?", limit=4)
     assert body["explain"]["period_filter"]["applied"] is True
+    assert body["explain"]["period_filter"]["by"] == by
     assert sorted(_titles(body)) == [
         "Decision 02-0",
         "Decision 02-1",

@@ -37,9 +37,6 @@ POLICED = [
 # The scope of each policed table's rows, unfiltered: what a forgotten filter would return.
 SCOPES_OF = {
     "ctx_blockchunk": "SELECT scope_id FROM ctx_blockchunk",
-    "ctx_temporalanchor": (
-        "SELECT b.scope_id FROM ctx_temporalanchor t JOIN ctx_block b ON b.id = t.block_id"
-    ),
 }
 
 
@@ -57,7 +54,12 @@ def _tenant_rows(scope: Scope, tag: str) -> None:
     )
     BlockChunk.objects.create(block=a, scope_id=a.scope_id, idx=0, embedding=[0.1] * 384)
     TemporalAnchor.objects.create(
-        block=a, dimension="year", value=2025, source_date=dt.date(2025, 1, 1), kind="content"
+        block=a,
+        scope=scope,
+        dimension="year",
+        value=2025,
+        source_date=dt.date(2025, 1, 1),
+        kind="content",
     )
     Link.objects.create(
         source=a,
