@@ -1,7 +1,7 @@
 """Embedding throughput: the model alone, and the real indexing path end to end.
 
     python bench/embedding.py [--provider local|e5] [--short 2000] [--long 200]
-                              [--precision fp32|bf16] [--e2e] [--profile PATH]
+                              [--precision auto|fp32|bf16] [--e2e] [--profile PATH]
                               [--out results.json]
 
 Short blocks are LongMemEval user turns of at most 60 words; long ones are ~1,000-word
@@ -109,7 +109,7 @@ def main() -> None:
     ap.add_argument("--long", type=int, default=200)
     ap.add_argument("--e2e", action="store_true", help="also time the indexing path with its DB")
     ap.add_argument("--profile", help="cProfile the end-to-end runs into PATH.short/PATH.long")
-    ap.add_argument("--precision", default="fp32", choices=("fp32", "bf16"))
+    ap.add_argument("--precision", default="auto", choices=("auto", "fp32", "bf16"))
     ap.add_argument("--out")
     args = ap.parse_args()
     os.environ["CTX_EMBED_PRECISION"] = args.precision  # the server's path reads the setting
@@ -132,7 +132,7 @@ def main() -> None:
         result: dict[str, Any] = {
             "benchmark": "embedding",
             "provider": args.provider,
-            "precision": args.precision,
+            "precision": getattr(provider, "precision", args.precision),  # auto resolved
             "threads": torch.get_num_threads(),
             "model": {"short": run(provider, short), "long": run(provider, long)},
         }
@@ -150,7 +150,7 @@ def main() -> None:
     label = "end to end" if args.e2e else "model only"
     emit(
         result,
-        f"embedding ({args.provider} {args.precision}, {label}, {result['threads']} threads): "
+        f"embedding ({args.provider} {result['precision']}, {label}, {result['threads']} threads): "
         f"short "
         f"{part['short']['blocks_per_s']} blocks/s, long "
         f"(~{sum(len(t.split()) for t in long) // max(1, len(long))} words) "

@@ -29,7 +29,9 @@ class LocalSentenceTransformer:
         self.path = path or _packaged_minilm()
         self.name = "local:all-MiniLM-L6-v2" if path is None else f"local:{path}"
         self.dim = dim
-        self.precision = precision  # "bf16": matrix products in bfloat16 (CTX_EMBED_PRECISION)
+        # "bf16": matrix products in bfloat16 (CTX_EMBED_PRECISION); "auto" picks it when
+        # the CPU has native bfloat16
+        self.precision = resolve_precision(precision)
         self._model: Any = None
         self._lock = threading.Lock()
 
@@ -58,6 +60,16 @@ class LocalSentenceTransformer:
                 convert_to_numpy=True,
             )
         return check_array(vectors, count=len(texts), dim=self.dim, provider=self.name)
+
+
+def resolve_precision(precision: str) -> str:
+    """ "auto" is bf16 where oneDNN has native bfloat16 (AVX-512 BF16, AMX), else fp32: on
+    other CPUs bf16 is emulated and slower than fp32."""
+    if precision != "auto":
+        return precision
+    import torch
+
+    return "bf16" if torch.ops.mkldnn._is_mkldnn_bf16_supported() else "fp32"
 
 
 def _packaged_minilm() -> str:

@@ -61,3 +61,11 @@ def test_bf16_vectors_agree_with_fp32() -> None:
     fp32 = LocalSentenceTransformer().embed(texts, kind="passage")
     bf16 = LocalSentenceTransformer(precision="bf16").embed(texts, kind="passage")
     assert min(_cos(a, b) for a, b in zip(fp32, bf16, strict=True)) > 0.999
+
+
+def test_auto_precision_is_bf16_only_where_the_cpu_has_it() -> None:
+    import torch
+
+    native = torch.ops.mkldnn._is_mkldnn_bf16_supported()
+    assert LocalSentenceTransformer(precision="auto").precision == ("bf16" if native else "fp32")
+    assert LocalSentenceTransformer(precision="fp32").precision == "fp32"
