@@ -351,7 +351,7 @@ KNOBS: tuple[Knob, ...] = (
     _knob(
         "CTX_FTS_MATCH_BUDGET",
         "int",
-        4000,
+        2000,
         "Full-text arms, in scopes of more blocks than this: candidates come from the rarest terms"
         " whose document counts add up to at most this (at least one); all terms score them.",
         bounds=(50, 1_000_000),
