@@ -123,25 +123,37 @@ def cache_key(text: str, model: str, prefix: str = "query:") -> str:
     return hashlib.sha256(f"{prefix}{text}".encode()).hexdigest() + ":" + model
 
 
-def embed_query(text: str) -> list[float]:
-    """The query's vector, from the process LRU, the EmbedCache table, or the provider."""
+def embed_queries(texts: list[str]) -> list[list[float]]:
+    """Each text's query vector: the process LRU, then the EmbedCache table (one lookup for
+    all), then the provider for the rest in one batch (a comparison question's parts: two
+    single calls cost nearly twice one call of two)."""
     from ctx.models import EmbedCache
 
     provider = get_embedder()
-    key = cache_key(text, provider.name)
+    keys = [cache_key(t, provider.name) for t in texts]
+    found: dict[str, list[float]] = {}
     with _LRU_LOCK:
-        if key in _LRU:
+        for key in keys:
+            if key in _LRU:
+                _LRU.move_to_end(key)
+                found[key] = _LRU[key]
+    missing = [k for k in dict.fromkeys(keys) if k not in found]
+    if missing:
+        rows = EmbedCache.objects.filter(key__in=missing).values_list("key", "vector")
+        found.update({k: list(map(float, v)) for k, v in rows})
+    todo = {k: t for k, t in zip(keys, texts, strict=True) if k not in found}
+    if todo:
+        # Queries are tenant text: INTERNAL, and the detector still runs on them.
+        vectors = embed_texts(list(todo.values()), kind="query", level=INTERNAL)
+        for key, vector in zip(todo, vectors, strict=True):
+            found[key] = vector
+            EmbedCache.objects.get_or_create(
+                key=key, defaults={"vector": vector, "model": provider.name}
+            )
+    with _LRU_LOCK:
+        for key in keys:
+            _LRU[key] = found[key]
             _LRU.move_to_end(key)
-            return _LRU[key]
-    row = EmbedCache.objects.filter(key=key).values_list("vector", flat=True).first()
-    vector = list(map(float, row)) if row is not None else None
-    if vector is None:
-        vector = embed_texts([text], kind="query", level=INTERNAL)[0]  # a query: tenant text
-        EmbedCache.objects.get_or_create(
-            key=key, defaults={"vector": vector, "model": provider.name}
-        )
-    with _LRU_LOCK:
-        _LRU[key] = vector
-        if len(_LRU) > _LRU_SIZE:
+        while len(_LRU) > _LRU_SIZE:
             _LRU.popitem(last=False)
-    return vector
+    return [found[k] for k in keys]

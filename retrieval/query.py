@@ -18,7 +18,7 @@ from ctx.principal import Principal
 from ctx.registry import resolver as registry
 from ctx.trust import allows
 from retrieval import confidence, decompose, synthesis, temporal_query, translate
-from retrieval.embeddings import embed_query
+from retrieval.embeddings import embed_queries
 from retrieval.fusion import ArmScores
 from retrieval.lexical import SearchParams
 from retrieval.llm import get_llm
@@ -92,15 +92,20 @@ def weights(tenant_id: int | None = None) -> ArmWeights:
 
 def _vector(query: str, explain: dict[str, Any]) -> list[float] | None:
     """The query embedding, or None (lexical arms only) when the embedder is down."""
+    return _vectors([query], explain)[0]
+
+
+def _vectors(texts: list[str], explain: dict[str, Any]) -> list[list[float] | None]:
+    """The texts' query embeddings in one batch, or None for each (lexical arms only) when
+    the embedder is down or a text holds a secret."""
     try:
-        return embed_query(query)
+        return list(embed_queries(texts))
     except SensitivityBlocked as exc:  # the query holds a secret: it stays on this machine
         explain["embedding"] = {"status": "blocked", **(exc.details or {})}
-        return None
     except Exception as exc:  # fail open: lexical arms still answer
         log.warning("query embedding failed; lexical arms only", exc_info=True)
         explain["embedding_error"] = type(exc).__name__
-        return None
+    return [None] * len(texts)
 
 
 def _best_cosine(hits: list[Hit], qvec: list[float] | None) -> float | None:
@@ -217,7 +222,12 @@ def _plan(ctx: QueryContext, fusion: str | None) -> _Plan:
     return _Plan(
         weights=arm_weights,
         main=_Search(ctx.query, ctx.query_vector, terms),
-        parts=[_Search(p, _vector(p, {}) if embed else None, arm_terms(p)) for p in parts],
+        parts=[
+            _Search(p, vector, arm_terms(p))
+            for p, vector in zip(
+                parts, _vectors(parts, {}) if embed else [None] * len(parts), strict=True
+            )
+        ],
     )
 
 
