@@ -90,11 +90,6 @@ def weights(tenant_id: int | None = None) -> ArmWeights:
     )
 
 
-def _vector(query: str, explain: dict[str, Any]) -> list[float] | None:
-    """The query embedding, or None (lexical arms only) when the embedder is down."""
-    return _vectors([query], explain)[0]
-
-
 def _vectors(texts: list[str], explain: dict[str, Any]) -> list[list[float] | None]:
     """The texts' query embeddings in one batch, or None for each (lexical arms only) when
     the embedder is down or a text holds a secret."""
@@ -215,19 +210,12 @@ def _plan(ctx: QueryContext, fusion: str | None) -> _Plan:
         arm_weights = arm_weights.for_language(lang)
     ctx.explain["weights"] = {a: arm_weights.of(a) for a in ARMS}
     terms = arm_terms(lexical, texts, temporal_query.iso_dates(ctx.temporal))
-    parts = decompose.parts(ctx.query) if registry.value("CTX_QUERY_DECOMPOSE", tenant) else []
-    if parts:
-        ctx.explain["decomposed"] = parts
-    embed = ctx.query_vector is not None  # no vector for the query: none for its parts either
+    if ctx.parts:
+        ctx.explain["decomposed"] = list(ctx.parts)
     return _Plan(
         weights=arm_weights,
         main=_Search(ctx.query, ctx.query_vector, terms),
-        parts=[
-            _Search(p, vector, arm_terms(p))
-            for p, vector in zip(
-                parts, _vectors(parts, {}) if embed else [None] * len(parts), strict=True
-            )
-        ],
+        parts=[_Search(p, vector, arm_terms(p)) for p, vector in ctx.parts.items()],
     )
 
 
@@ -275,7 +263,11 @@ def run_query(principal: Principal, params: QueryParams) -> dict[str, Any]:
     )
     mark = time.perf_counter()
     ctx.temporal = temporal_query.intent_for(sp.query, ctx.now)
-    ctx.query_vector = _vector(sp.query, ctx.explain)
+    decomposing = registry.value("CTX_QUERY_DECOMPOSE", principal.tenant_id)
+    parts = decompose.parts(sp.query) if decomposing else []
+    # One batch: the question and its parts (a part holds no secret its question lacks).
+    ctx.query_vector, *part_vectors = _vectors([sp.query, *parts], ctx.explain)
+    ctx.parts = dict(zip(parts, part_vectors, strict=True))
     timing["embed"] = _ms(mark)
     mark = time.perf_counter()
     hits = _retrieve(ctx, params)

@@ -27,6 +27,9 @@ class QueryContext:
     now: datetime
     limit: int
     query_vector: list[float] | None = None
+    # A comparison question's parts (retrieval/decompose.py) and their vectors, embedded in
+    # one batch with the question.
+    parts: dict[str, list[float] | None] = field(default_factory=dict)
     temporal: Any = None  # retrieval.temporal.TemporalIntent when the parser found one
     filters: Any = None  # retrieval.sql.Filters of the query: stages that add hits respect it
     retrieval: Any = None  # retrieval.search.Retrieval: raw arm scores, for stages that re-fuse
