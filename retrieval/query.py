@@ -142,9 +142,9 @@ def _retrieve(ctx: QueryContext, params: QueryParams) -> list[Hit]:
     return _answer(ctx, unfiltered or _run(plan, filters, pool), pool)
 
 
-def _enough(ctx: QueryContext, retrieval: Retrieval | None, pool: int, limit: int, by: str) -> bool:
+def _enough(ctx: QueryContext, retrieval: Retrieval, pool: int, limit: int, by: str) -> bool:
     """Whether the period's candidates fill the answer (`explain` says how they were found)."""
-    found = len(hits_from(retrieval, pool)) if retrieval is not None else 0
+    found = len(hits_from(retrieval, pool))
     ctx.explain["period_filter"] = {"applied": found >= limit, "found": found, "by": by}
     return found >= limit
 
