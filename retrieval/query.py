@@ -19,7 +19,7 @@ from ctx.registry import resolver as registry
 from ctx.trust import allows
 from retrieval import confidence, decompose, synthesis, temporal_query, translate
 from retrieval.embeddings import embed_queries
-from retrieval.fusion import ArmScores
+from retrieval.fusion import ArmScores, candidates
 from retrieval.lexical import SearchParams
 from retrieval.llm import get_llm
 from retrieval.search import (
@@ -132,33 +132,34 @@ def _retrieve(ctx: QueryContext, params: QueryParams) -> list[Hit]:
         # testing those is far cheaper than the date test inside every arm.
         unfiltered = _run(plan, filters, pool)
         inside = _from_candidates(unfiltered, narrowed)
-        if _enough(ctx, inside, pool, sp.limit, "candidates"):
-            return _answer(ctx, inside, pool)
+        if hits := _filling(ctx, inside, pool, sp.limit, "candidates"):
+            return _answer(ctx, inside, hits)
     if narrowed is not None:
         retrieval = _run(plan, narrowed, pool)
         by = "ids" if narrowed.block_ids is not None else "arms"
-        if _enough(ctx, retrieval, pool, sp.limit, by):
-            return _answer(ctx, retrieval, pool)
-    return _answer(ctx, unfiltered or _run(plan, filters, pool), pool)
+        if hits := _filling(ctx, retrieval, pool, sp.limit, by):
+            return _answer(ctx, retrieval, hits)
+    retrieval = unfiltered or _run(plan, filters, pool)
+    return _answer(ctx, retrieval, hits_from(retrieval, pool))
 
 
-def _enough(ctx: QueryContext, retrieval: Retrieval, pool: int, limit: int, by: str) -> bool:
-    """Whether the period's candidates fill the answer (`explain` says how they were found)."""
-    found = len(hits_from(retrieval, pool))
-    ctx.explain["period_filter"] = {"applied": found >= limit, "found": found, "by": by}
-    return found >= limit
+def _filling(ctx: QueryContext, retrieval: Retrieval, pool: int, limit: int, by: str) -> list[Hit]:
+    """The period's hits when they fill the answer, else none (`explain` says how many were
+    found and how)."""
+    hits = hits_from(retrieval, pool)
+    ctx.explain["period_filter"] = {"applied": len(hits) >= limit, "found": len(hits), "by": by}
+    return hits if len(hits) >= limit else []
 
 
-def _answer(ctx: QueryContext, retrieval: Retrieval, pool: int) -> list[Hit]:
+def _answer(ctx: QueryContext, retrieval: Retrieval, hits: list[Hit]) -> list[Hit]:
     ctx.retrieval = retrieval
-    return attach_blocks(hits_from(retrieval, pool), vectors=False)
+    return attach_blocks(hits, vectors=False)
 
 
 def _from_candidates(retrieval: Retrieval, narrowed: Filters) -> Retrieval:
     """The unfiltered run's candidates that fall inside the period, as if the arms had only
     seen those (each arm's scores for them, fused again among them)."""
-    arms = retrieval.arms + [a for part in retrieval.parts for a in part]
-    ids = sorted({i for arm in arms for i in arm.scores})
+    ids = candidates(retrieval.every_arm())
     # A candidate has a handful of dates at most; the cap only bounds a pathological one.
     found = temporal_query.period_blocks(replace(narrowed, block_ids=tuple(ids)), 50 * len(ids))
     return retrieval.restricted(set(found or ()))

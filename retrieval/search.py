@@ -55,14 +55,15 @@ class Retrieval:
 
         return Retrieval(self.weights, only(self.arms), [only(p) for p in self.parts])
 
+    def every_arm(self) -> list[fusion.ArmScores]:
+        """The query's arms and its compared parts' arms."""
+        return self.arms + [a for p in self.parts for a in p]
+
     def fused(self) -> dict[str, float]:
         """Fused scores of every candidate: the query's own, or a sub-query's when higher."""
         if self.weights.method == "rrf":
-            scores = fusion.rrf_fusion(
-                self.arms + [a for p in self.parts for a in p], self.weights.k
-            )
-            return scores
-        ids = fusion.candidates(self.arms + [a for p in self.parts for a in p])
+            return fusion.rrf_fusion(self.every_arm(), self.weights.k)
+        ids = fusion.candidates(self.every_arm())
         best = fusion.score_fusion(self.arms, ids)
         for part in self.parts:
             for i, s in fusion.score_fusion(part, ids).items():

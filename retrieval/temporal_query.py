@@ -64,13 +64,14 @@ def period_filter(filters: Filters, intent: TemporalIntent) -> Filters | None:
 
 
 # Up to this many blocks in a period are passed to the arms by id (exact semantic ranking);
-# a larger period is left to the filter inside each arm.
+# a larger one is looked for among the unfiltered candidates, then by the filter inside each
+# arm (retrieval/query.py).
 PERIOD_IDS_UP_TO = 2_000
 
 
 def period_blocks(narrowed: Filters, cap: int | None = None) -> list[str] | None:
     """The ids of the blocks the period filter admits, through the anchors' date index; None
-    when the period has PERIOD_IDS_UP_TO anchor rows or more (a block with several dates in
+    when the period has `cap` (PERIOD_IDS_UP_TO) anchor rows or more (a block with several dates in
     the period counts once per date, so a period near the cap may be left to the arms). The
     anchors hold the same dates the filter tests (the meta date in the server's time zone,
     content dates in UTC), so the arms need no date test on these ids."""

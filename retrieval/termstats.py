@@ -49,9 +49,7 @@ def refresh(scope_id: int, blocks: int) -> None:
         )
 
 
-def _due(scope: Scope, blocks: int | None) -> bool:
-    if blocks is None:
-        return False
+def _due(scope: Scope, blocks: int) -> bool:
     if scope.term_stats_at is None or not scope.term_stats_blocks:
         return True
     drifted = abs(blocks - scope.term_stats_blocks) > DRIFT * scope.term_stats_blocks
@@ -71,7 +69,7 @@ def refresh_due() -> list[int]:
             Scope.objects.filter(id=scope.id).update(term_stats_at=None, term_stats_blocks=None)
     done = []
     for scope in Scope.objects.filter(id__in=sizes).order_by("id"):
-        if _due(scope, sizes.get(scope.id)):
+        if _due(scope, sizes[scope.id]):
             refresh(scope.id, sizes[scope.id])
             done.append(scope.id)
     return done

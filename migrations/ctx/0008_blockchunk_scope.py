@@ -5,36 +5,33 @@ import django.db.models.deletion
 from django.db import migrations, models
 
 
+def scope_copy(model_name: str, table: str) -> list[migrations.operations.base.Operation]:
+    """A non-null scope column on `table`, filled from each row's block (a block never
+    changes scope, so the copy cannot drift); 0011 does the same for temporal anchors."""
+
+    def field(**extra: bool) -> models.ForeignKey:  # type: ignore[type-arg]
+        return models.ForeignKey(
+            db_index=False,
+            on_delete=django.db.models.deletion.CASCADE,
+            related_name="+",
+            to="ctx.scope",
+            **extra,
+        )
+
+    return [
+        migrations.AddField(model_name=model_name, name="scope", field=field(null=True)),
+        migrations.RunSQL(
+            f"UPDATE {table} t SET scope_id = b.scope_id FROM ctx_block b"  # noqa: S608
+            " WHERE b.id = t.block_id",
+            migrations.RunSQL.noop,
+        ),
+        migrations.AlterField(model_name=model_name, name="scope", field=field()),
+    ]
+
+
 class Migration(migrations.Migration):
     dependencies = [
         ("ctx", "0007_settings_registry"),
     ]
 
-    operations = [
-        migrations.AddField(
-            model_name="blockchunk",
-            name="scope",
-            field=models.ForeignKey(
-                db_index=False,
-                null=True,
-                on_delete=django.db.models.deletion.CASCADE,
-                related_name="+",
-                to="ctx.scope",
-            ),
-        ),
-        migrations.RunSQL(
-            "UPDATE ctx_blockchunk c SET scope_id = b.scope_id FROM ctx_block b"
-            " WHERE b.id = c.block_id",
-            migrations.RunSQL.noop,
-        ),
-        migrations.AlterField(
-            model_name="blockchunk",
-            name="scope",
-            field=models.ForeignKey(
-                db_index=False,
-                on_delete=django.db.models.deletion.CASCADE,
-                related_name="+",
-                to="ctx.scope",
-            ),
-        ),
-    ]
+    operations = scope_copy("blockchunk", "ctx_blockchunk")

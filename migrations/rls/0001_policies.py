@@ -133,6 +133,18 @@ CREATE POLICY ctx_delete ON {table} FOR DELETE USING {write};
 """
 
 
+def by_own_scope(table: str) -> str:
+    """Replace a table's policies with ones testing its own scope_id column (0002-0004)."""
+    read, write = _scoped("scope_id", "ctx_rls_read"), _scoped("scope_id", "ctx_rls_write")
+    return _drop(table) + _policies(table, read, write)
+
+
+def by_block(table: str) -> str:
+    """Replace a table's policies with ones through its block (this migration's rule)."""
+    read, write = f"({_by_block('ctx_rls_read')})", f"({_by_block('ctx_rls_write')})"
+    return _drop(table) + _policies(table, read, write)
+
+
 def _drop(table: str) -> str:
     names = ("ctx_read", "ctx_insert", "ctx_update", "ctx_delete")
     drops = "".join(f"DROP POLICY IF EXISTS {n} ON {table};\n" for n in names)

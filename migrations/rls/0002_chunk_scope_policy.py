@@ -16,22 +16,10 @@ _first = importlib.import_module("migrations.rls.0001_policies")
 TABLE = "ctx_blockchunk"
 
 
-def _by_scope() -> str:
-    read = _first._scoped("scope_id", "ctx_rls_read")
-    write = _first._scoped("scope_id", "ctx_rls_write")
-    return _first._drop(TABLE) + _first._policies(TABLE, read, write)
-
-
-def _by_block() -> str:
-    read = f"({_first._by_block('ctx_rls_read')})"
-    write = f"({_first._by_block('ctx_rls_write')})"
-    return _first._drop(TABLE) + _first._policies(TABLE, read, write)
-
-
 class Migration(migrations.Migration):
     dependencies = [
         ("rls", "0001_policies"),
         ("ctx", "0008_blockchunk_scope"),
     ]
 
-    operations = [migrations.RunSQL(_by_scope(), _by_block())]
+    operations = [migrations.RunSQL(_first.by_own_scope(TABLE), _first.by_block(TABLE))]

@@ -11,16 +11,10 @@ _first = importlib.import_module("migrations.rls.0001_policies")
 TABLE = "ctx_termstat"
 
 
-def _by_scope() -> str:
-    read = _first._scoped("scope_id", "ctx_rls_read")
-    write = _first._scoped("scope_id", "ctx_rls_write")
-    return _first._policies(TABLE, read, write)
-
-
 class Migration(migrations.Migration):
     dependencies = [
         ("rls", "0002_chunk_scope_policy"),
         ("ctx", "0009_term_stats"),
     ]
 
-    operations = [migrations.RunSQL(_by_scope(), _first._drop(TABLE))]
+    operations = [migrations.RunSQL(_first.by_own_scope(TABLE), _first._drop(TABLE))]
