@@ -159,9 +159,11 @@ KNOBS: tuple[Knob, ...] = (
         "int",
         0,
         "Size of a per-process connection pool (0 = none; CTX_DB_CONN_MAX_AGE then applies). "
-        "`make run` gives the web server one of 4: under ASGI each request runs on a thread "
+        "`make run` gives the web server one of 6: under ASGI each request runs on a thread "
         "of its own, so without a pool every request opened a new PostgreSQL backend, whose "
-        "cold catalog caches made the search statement 30 ms slower (docs/architecture.md).",
+        "cold catalog caches made the search statement 30 ms slower (docs/architecture.md). "
+        "With a pool, a comparison question's parts are searched on two more connections "
+        "at once.",
         bounds=(0, 64),
     ),
     _knob(
@@ -271,6 +273,16 @@ KNOBS: tuple[Knob, ...] = (
         "auto: bf16 where the CPU has native bfloat16, else fp32 (emulated bf16 is slower). "
         "Queries always run fp32. Measure yours: bench/embedding.py.",
         parse=choice("auto", "fp32", "bf16"),
+    ),
+    _knob(
+        "CTX_EMBED_QUERY_RUNTIME",
+        "str",
+        "onnx",
+        "How the local model embeds questions: onnx (the model exported once into "
+        "CTX_DATA_DIR/models and run by ONNX Runtime: 5.4 vs 12.9 ms per question on one "
+        "thread, the same vectors; web workers then never load torch) or torch. Models other "
+        "than a mean-pooled BERT encoder use torch either way.",
+        parse=choice("onnx", "torch"),
     ),
     _knob("CTX_EMBED_BASE_URL", "url", "", "Remote embedding endpoint (ollama, openai)."),
     _knob(

@@ -176,9 +176,10 @@ def _thread_env(command: list[str], values: dict[str, object]) -> dict[str, str]
     if "uvicorn" in command:
         # ASGI runs each request's ORM work on a thread of its own; Django's per-thread
         # persistent connections then accumulate until PostgreSQL refuses clients (measured),
-        # and a new connection per request costs a cold backend. A pool serves every thread.
+        # and a new connection per request costs a cold backend. A pool serves every thread
+        # (6: a few requests at once, each with up to two helpers: retrieval/parallel.py).
         env["CTX_DB_CONN_MAX_AGE"] = "0"
-        env.setdefault("CTX_DB_POOL", "4")
+        env.setdefault("CTX_DB_POOL", "6")
     return env
 
 

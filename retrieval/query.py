@@ -22,6 +22,7 @@ from retrieval.embeddings import embed_queries
 from retrieval.fusion import ArmScores, candidates
 from retrieval.lexical import SearchParams
 from retrieval.llm import get_llm
+from retrieval.parallel import map_reads
 from retrieval.search import (
     Hit,
     Retrieval,
@@ -153,6 +154,8 @@ def _filling(ctx: QueryContext, retrieval: Retrieval, pool: int, limit: int, by:
 
 def _answer(ctx: QueryContext, retrieval: Retrieval, hits: list[Hit]) -> list[Hit]:
     ctx.retrieval = retrieval
+    if retrieval.parts:  # how many blocks each compared part's own arms found
+        ctx.explain["parts_found"] = [len(candidates(part)) for part in retrieval.parts]
     return attach_blocks(hits, vectors=False)
 
 
@@ -235,8 +238,9 @@ def _run(plan: _Plan, filters: Filters, pool: int) -> Retrieval:
 
     # A part names one thing ("a bus", "the train"): its best few blocks are what it adds.
     # Full pools made a comparison question three times as slow as another (92k blocks).
-    parts = [arms(p, PART_POOL) for p in plan.parts]
-    return Retrieval(weights=plan.weights, arms=arms(plan.main, pool), parts=parts)
+    jobs = [(plan.main, pool), *((part, PART_POOL) for part in plan.parts)]
+    main, *parts = map_reads(lambda job: arms(*job), jobs)  # at once on a pooled server
+    return Retrieval(weights=plan.weights, arms=main, parts=parts)
 
 
 PART_POOL = 10  # run_arms limit for a compared part (each arm then ranks 50 candidates)

@@ -13,6 +13,7 @@ import httpx
 import pytest
 from django.db import connection
 
+from retrieval import indexing
 from rls.role import ROLE
 from tests.conftest import Cast
 from tests.mcp.live import LiveServer, _test_database_url, start
@@ -70,3 +71,22 @@ def test_it_serves_interleaved_tenants_from_a_few_pooled_sessions(
     sessions = _runtime_sessions()
     assert 1 <= len(sessions) <= POOL
     assert before in sessions  # the session of the first request served the later ones too
+
+
+def test_a_comparison_searches_its_parts_on_pooled_helpers_in_the_callers_scopes(
+    pooled: LiveServer, cast: Cast
+) -> None:
+    # The parts run on helper threads (retrieval/parallel.py) with connections of their own:
+    # they must search as the caller, who sees its notes and never the outsider's. A helper
+    # without the caller's row-level security context finds nothing at all.
+    coffee = cast.owner.store(title="Coffee", content="Bought the coffee maker on Monday.")["id"]
+    mixer = cast.owner.store(title="Mixer", content="The stand mixer broke mid-cake.")["id"]
+    cast.outsider.store(title="Mixer", content="Our stand mixer broke as well, at globex.")
+    indexing.embed_pending(limit=100)
+    question = "Which came first, the coffee maker purchase or the stand mixer breaking?"
+    body = {"query": question, "limit": 5, "explain": True}
+    with httpx.Client(base_url=pooled.url, headers={"X-Context-Key": cast.owner.key or ""}) as c:
+        found = c.post("/api/query", json=body, timeout=60).json()
+    assert found["explain"]["decomposed"] == ["coffee maker purchase", "stand mixer breaking"]
+    assert found["explain"]["parts_found"] == [2, 2]  # each part sees both notes, only ours
+    assert {s["id"] for s in found["sources"]} == {coffee, mixer}

