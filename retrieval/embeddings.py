@@ -17,9 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
+from django.db import connection, transaction
 
 from ctx.sensitivity import INTERNAL, detect_all, highest
 from ctx.trust import ensure_trusted
+from retrieval import parallel
 from retrieval.embedding_base import EmbeddingProvider, EmbedKind, check_array
 
 log = logging.getLogger("ctx.embeddings")
@@ -172,6 +174,22 @@ def cache_key(text: str, model: str, prefix: str = "query:") -> str:
     return hashlib.sha256(f"{prefix}{text}".encode()).hexdigest() + ":" + model
 
 
+def _remember(model: str, vectors: dict[str, list[float]]) -> None:
+    """One INSERT (a row another request wrote meanwhile holds the same vector), committed
+    without waiting for the WAL flush: a cache row lost in a crash is computed again. It cost
+    1.5 ms of a new question's embedding, which is why the web server writes it on a helper
+    thread while the search runs."""
+    from ctx.models import EmbedCache
+
+    with transaction.atomic():
+        with connection.cursor() as cur:
+            cur.execute("SET LOCAL synchronous_commit TO OFF")
+        EmbedCache.objects.bulk_create(
+            [EmbedCache(key=k, vector=v, model=model) for k, v in vectors.items()],
+            ignore_conflicts=True,
+        )
+
+
 def embed_queries(texts: list[str]) -> list[list[float]]:
     """Each text's query vector: the process LRU, then the EmbedCache table (one lookup for
     all), then the provider for the rest in one batch (a comparison question's parts: two
@@ -195,11 +213,8 @@ def embed_queries(texts: list[str]) -> list[list[float]]:
         # Queries are tenant text: INTERNAL, and the detector still runs on them.
         vectors = embed_texts(list(todo.values()), kind="query", level=INTERNAL)
         found.update(zip(todo, vectors, strict=True))
-        # One INSERT; a row another request wrote meanwhile holds the same vector.
-        EmbedCache.objects.bulk_create(
-            [EmbedCache(key=k, vector=found[k], model=provider.name) for k in todo],
-            ignore_conflicts=True,
-        )
+        fresh = {k: found[k] for k in todo}
+        parallel.after(lambda: _remember(provider.name, fresh))  # the answer need not wait
     with _LRU_LOCK:
         for key in keys:
             _LRU[key] = found[key]

@@ -1,4 +1,4 @@
-"""A request's independent read statements on pooled connections at once.
+"""A request's independent statements on pooled connections at once.
 
 A comparison question runs its arms for the whole question and for each compared part: three
 statements of 15-33 ms one after another at 92k blocks. PostgreSQL runs each on one core, so
@@ -10,12 +10,15 @@ connection would not see its writes.
 from __future__ import annotations
 
 import contextvars
+import logging
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
 from django.conf import settings
 from django.db import connection, connections
+
+log = logging.getLogger("ctx.parallel")
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -29,11 +32,15 @@ def pooled() -> bool:
     return bool(settings.DATABASES["default"].get("OPTIONS", {}).get("pool"))
 
 
+def _helpers_usable() -> bool:
+    return pooled() and not connection.in_atomic_block
+
+
 def map_reads(fn: Callable[[T], R], items: Sequence[T]) -> list[R]:
     """fn over items, in order. With a pool and outside a transaction the items after the
     first run on helper threads (in the caller's context: its row-level security scopes)
     while this thread runs the first."""
-    if len(items) < 2 or not pooled() or connection.in_atomic_block:
+    if len(items) < 2 or not _helpers_usable():
         return [fn(item) for item in items]
     futures = [
         _HELPERS.submit(_on_helper, contextvars.copy_context(), fn, item) for item in items[1:]
@@ -47,3 +54,19 @@ def _on_helper(context: contextvars.Context, fn: Callable[[T], R], item: T) -> R
         return context.run(fn, item)
     finally:
         connections.close_all()  # the helper's connection goes back to the pool
+
+
+def after(fn: Callable[[], None]) -> None:
+    """fn on a helper thread, not waited for (a cache write the answer does not need), or
+    here and now where helpers cannot be used. A failure is logged, never raised."""
+    if not _helpers_usable():
+        fn()
+        return
+    _HELPERS.submit(_on_helper, contextvars.copy_context(), _logged, fn)
+
+
+def _logged(fn: Callable[[], None]) -> None:
+    try:
+        fn()
+    except Exception:
+        log.exception("background write failed")

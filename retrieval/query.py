@@ -156,7 +156,7 @@ def _answer(ctx: QueryContext, retrieval: Retrieval, hits: list[Hit]) -> list[Hi
     ctx.retrieval = retrieval
     if retrieval.parts:  # how many blocks each compared part's own arms found
         ctx.explain["parts_found"] = [len(candidates(part)) for part in retrieval.parts]
-    return attach_blocks(hits, vectors=False)
+    return attach_blocks(hits, vectors=False, scopes=False)  # _source names the scope
 
 
 def _from_candidates(retrieval: Retrieval, narrowed: Filters) -> Retrieval:
@@ -287,7 +287,8 @@ def run_query(principal: Principal, params: QueryParams) -> dict[str, Any]:
         sp.query, [f"{h.block.title} {h.block.content}" for h in hits[:5] if h.block is not None]
     )
     verdict = confidence.judge(hits=len(hits), best_cosine=best, term_coverage=cover)
-    sources = [_source(i + 1, h, ctx.now) for i, h in enumerate(hits)]
+    names = {sid: name for name, sid in principal.scope_names.items()}
+    sources = [_source(i + 1, h, ctx.now, names) for i, h in enumerate(hits)]
     answer, mode, mark = None, "retrieval", time.perf_counter()
     if params.synthesize:
         answer, mode = _synthesize(sp.query, hits, verdict, ctx.explain)
@@ -372,13 +373,15 @@ def _date(hit: Hit) -> str:
     return (block.source_time or block.created_at).date().isoformat()
 
 
-def _source(n: int, hit: Hit, now: datetime) -> dict[str, Any]:
+def _source(n: int, hit: Hit, now: datetime, scope_names: dict[int, str]) -> dict[str, Any]:
+    """One cited source; `scope_names` are the caller's readable scopes by id (the filters
+    keep every hit inside them; the block's own scope row is the fallback)."""
     block = hit.block
     assert block is not None
     return {
         "n": n,
         "id": hit.id,
-        "scope": block.scope.name,
+        "scope": scope_names.get(block.scope_id) or block.scope.name,
         "title": block.title,
         "category": block.category,
         "score": round(hit.score, 6),

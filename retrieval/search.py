@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import math
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from django.db import connection
@@ -101,6 +102,8 @@ _N_TTL_S = 60.0
 class ScopeSize:
     blocks: int
     counted: tuple[int, ...] = ()  # scopes whose df come from ctx_termstat (termstats.py)
+    # Windows the semantic arm reads per block it returns (see CHUNK_POOL_FACTOR)
+    window_factor: float = CHUNK_POOL_FACTOR
 
 
 _n_cache: dict[tuple[int, ...], tuple[float, ScopeSize]] = {}
@@ -130,8 +133,25 @@ def scope_size(scope_ids: list[int]) -> ScopeSize:
     large = n >= registry.value("CTX_FTS_STATS_FROM")
     size = ScopeSize(n, termstats.counted(scope_ids) if large else ())
     if n >= N_EXACT_UP_TO:
+        size = replace(size, window_factor=_window_factor(scope_ids))
         _n_cache[key] = (time.monotonic() + _N_TTL_S, size)
     return size
+
+
+_WINDOWS_SAMPLE = """SELECT count(*)::float8 / greatest(count(DISTINCT b.id), 1) FROM (
+    SELECT id FROM ctx_block WHERE scope_id = ANY(%s) AND NOT archived
+    AND embedding IS NOT NULL LIMIT 1000) b JOIN ctx_blockchunk c ON c.block_id = b.id"""
+
+
+def _window_factor(scope_ids: list[int]) -> float:
+    """Windows per block in a large scope, from a sample of 1,000 embedded blocks (7 ms at
+    92k), between 1 and CHUNK_POOL_FACTOR. The HNSW scan costs about what it returns: at 92k
+    one-window blocks, reading 2 windows per wanted block made the semantic arm ~12 instead
+    of ~7 ms for the same blocks. Small scopes keep the factor: their scan is cheap."""
+    with connection.cursor() as cur:
+        cur.execute(_WINDOWS_SAMPLE, [scope_ids])
+        ratio = float(cur.fetchone()[0] or 0.0)
+    return min(float(CHUNK_POOL_FACTOR), max(1.0, ratio))
 
 
 def df_cap(n_docs: int) -> int:
@@ -170,13 +190,13 @@ def run_arms(
     if not arms:
         return []
     sql, params = arms_sql(filters=filters, arms=arms, terms=terms)
-    size = scope_size(filters.scope_ids) if any(a in LEXICAL_ARMS for a in arms) else ScopeSize(0)
+    size = scope_size(filters.scope_ids)
     n_docs = size.blocks
     params.update(
         q_title=title_text,
         qvec=vector_literal(query_vector) if query_vector is not None else None,
         pool=pool_size(limit),
-        chunk_pool=pool_size(limit) * CHUNK_POOL_FACTOR,
+        chunk_pool=math.ceil(pool_size(limit) * size.window_factor),
         n_docs=n_docs,
         df_cap=df_cap(n_docs),
         counted_scopes=list(size.counted),
@@ -256,12 +276,15 @@ def vector_literal(vec: list[float]) -> str:
     return "[" + ",".join(f"{x:.6f}" for x in vec) + "]"
 
 
-def attach_blocks(hits: list[Hit], *, vectors: bool = True) -> list[Hit]:
+def attach_blocks(hits: list[Hit], *, vectors: bool = True, scopes: bool = True) -> list[Hit]:
     """Load the hits' blocks in one query; the tsvectors (never read in Python, and the
     largest columns of a long block) stay in the database. With `vectors=False` the block
     vector stays there too and `has_vector` says whether there is one: parsing 50 vectors of
-    384 floats from text was a fifth of a small scope's query time (profiled)."""
-    qs = Block.objects.select_related("scope").defer("tsv_en", "tsv_de")
+    384 floats from text was a fifth of a small scope's query time (profiled). With
+    `scopes=False` the caller names scopes itself (the scope rows cost 1 of 3 ms for 50)."""
+    qs = Block.objects.defer("tsv_en", "tsv_de")
+    if scopes:
+        qs = qs.select_related("scope")
     if not vectors:
         qs = qs.defer("embedding").annotate(
             has_vector=ExpressionWrapper(Q(embedding__isnull=False), output_field=BooleanField())

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from retrieval import indexing
-from retrieval.feedback import moved_vector
+from retrieval.embeddings import embed_queries
 from tests.conftest import Cast
 
 pytestmark = pytest.mark.django_db
@@ -30,13 +31,6 @@ def _semantic(body: dict, block_id: str) -> float:
     return float(body["explain"]["hits"][block_id]["arms"]["semantic"]["score"])
 
 
-def test_it_moves_the_query_towards_the_best_blocks() -> None:
-    moved = moved_vector([1.0, 0.0], [[0.0, 1.0], [0.0, 1.0]], 1.0)
-    assert moved == pytest.approx([2**-0.5, 2**-0.5])
-    assert moved_vector([1.0, 0.0], [], 1.0) == [1.0, 0.0]
-    assert moved_vector([1.0, 0.0], [[0.0, 1.0]], 0.0) == [1.0, 0.0]
-
-
 def test_it_rescores_the_candidates_with_the_moved_query(cast: Cast) -> None:
     visits = {
         "ENT": "Dr. Patel, my ENT specialist, diagnosed chronic sinusitis and prescribed a spray.",
@@ -57,6 +51,22 @@ def test_it_rescores_the_candidates_with_the_moved_query(cast: Cast) -> None:
         assert _semantic(fed, ids[title]) > _semantic(plain, ids[title])
     titles = [s["title"] for s in fed["sources"]]
     assert set(titles[:3]) == set(visits)
+    # the new cosines are those of q + 0.8 * mean(each seed's best window), worked out here
+    q = np.array(embed_queries(["How many doctors did I see?"])[0])
+    best = [max(_windows(seed), key=lambda w: float(w @ q)) for seed in seeds]
+    moved = q + fed["explain"]["feedback"]["weight"] * np.mean(best, axis=0)
+    for block_id in ids.values():
+        expected = max(float(w @ moved) for w in _windows(block_id)) / np.linalg.norm(moved)
+        assert _semantic(fed, block_id) == pytest.approx(expected, abs=1e-5)
+
+
+def _windows(block_id: str) -> list[np.ndarray]:
+    from ctx.models import BlockChunk
+
+    return [
+        np.array(v)
+        for v in BlockChunk.objects.filter(block_id=block_id).values_list("embedding", flat=True)
+    ]
 
 
 def test_it_skips_feedback_before_the_blocks_are_embedded(cast: Cast) -> None:

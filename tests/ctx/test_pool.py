@@ -4,6 +4,7 @@ uvicorn, as the runtime role, share a few PostgreSQL sessions and never each oth
 from __future__ import annotations
 
 import datetime as dt
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -13,7 +14,9 @@ import httpx
 import pytest
 from django.db import connection
 
+from ctx.models import EmbedCache
 from retrieval import indexing
+from retrieval.embeddings import cache_key, get_embedder
 from rls.role import ROLE
 from tests.conftest import Cast
 from tests.mcp.live import LiveServer, _test_database_url, start
@@ -90,3 +93,9 @@ def test_a_comparison_searches_its_parts_on_pooled_helpers_in_the_callers_scopes
     assert found["explain"]["decomposed"] == ["coffee maker purchase", "stand mixer breaking"]
     assert found["explain"]["parts_found"] == [2, 2]  # each part sees both notes, only ours
     assert {s["id"] for s in found["sources"]} == {coffee, mixer}
+    # the question's and parts' vectors are cached by a helper after the answer went out
+    keys = [cache_key(t, get_embedder().name) for t in [question, *found["explain"]["decomposed"]]]
+    deadline = time.monotonic() + 10
+    while EmbedCache.objects.filter(key__in=keys).count() < 3 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert EmbedCache.objects.filter(key__in=keys).count() == 3
