@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import connection
@@ -102,8 +102,6 @@ _N_TTL_S = 60.0
 class ScopeSize:
     blocks: int
     counted: tuple[int, ...] = ()  # scopes whose df come from ctx_termstat (termstats.py)
-    # Windows the semantic arm reads per block it returns (see CHUNK_POOL_FACTOR)
-    window_factor: float = CHUNK_POOL_FACTOR
 
 
 _n_cache: dict[tuple[int, ...], tuple[float, ScopeSize]] = {}
@@ -133,7 +131,6 @@ def scope_size(scope_ids: list[int]) -> ScopeSize:
     large = n >= registry.value("CTX_FTS_STATS_FROM")
     size = ScopeSize(n, termstats.counted(scope_ids) if large else ())
     if n >= N_EXACT_UP_TO:
-        size = replace(size, window_factor=_window_factor(scope_ids))
         _n_cache[key] = (time.monotonic() + _N_TTL_S, size)
     return size
 
@@ -143,15 +140,27 @@ _WINDOWS_SAMPLE = """SELECT count(*)::float8 / greatest(count(DISTINCT b.id), 1)
     AND embedding IS NOT NULL LIMIT 1000) b JOIN ctx_blockchunk c ON c.block_id = b.id"""
 
 
-def _window_factor(scope_ids: list[int]) -> float:
-    """Windows per block in a large scope, from a sample of 1,000 embedded blocks (7 ms at
-    92k), between 1 and CHUNK_POOL_FACTOR. The HNSW scan costs about what it returns: at 92k
-    one-window blocks, reading 2 windows per wanted block made the semantic arm ~12 instead
-    of ~7 ms for the same blocks. Small scopes keep the factor: their scan is cheap."""
+_factor_cache: dict[tuple[int, ...], tuple[float, float]] = {}
+
+
+def window_factor(scope_ids: list[int]) -> float:
+    """Windows the semantic arm reads per block it returns: as many as the scopes' blocks have
+    on average (a sample of 1,000 embedded blocks: 7 ms at 92k, cached a minute per scope
+    set), between 1 and CHUNK_POOL_FACTOR. The HNSW scan costs about what it returns: at 92k
+    one-window blocks, 2 windows per wanted block made the semantic arm ~12 instead of ~7 ms
+    for the same recall. Scopes of long blocks (LongMemEval's sessions) keep the factor."""
+    key = tuple(sorted(scope_ids))
+    cached = _factor_cache.get(key)
+    if cached and cached[0] > time.monotonic():
+        return cached[1]
     with connection.cursor() as cur:
         cur.execute(_WINDOWS_SAMPLE, [scope_ids])
         ratio = float(cur.fetchone()[0] or 0.0)
-    return min(float(CHUNK_POOL_FACTOR), max(1.0, ratio))
+    factor = min(float(CHUNK_POOL_FACTOR), max(1.0, ratio))
+    if len(_factor_cache) > 4096:  # many scope sets: start over rather than grow
+        _factor_cache.clear()
+    _factor_cache[key] = (time.monotonic() + _N_TTL_S, factor)
+    return factor
 
 
 def df_cap(n_docs: int) -> int:
@@ -190,13 +199,14 @@ def run_arms(
     if not arms:
         return []
     sql, params = arms_sql(filters=filters, arms=arms, terms=terms)
-    size = scope_size(filters.scope_ids)
+    size = scope_size(filters.scope_ids) if any(a in LEXICAL_ARMS for a in arms) else ScopeSize(0)
+    factor = window_factor(filters.scope_ids) if "semantic" in arms else CHUNK_POOL_FACTOR
     n_docs = size.blocks
     params.update(
         q_title=title_text,
         qvec=vector_literal(query_vector) if query_vector is not None else None,
         pool=pool_size(limit),
-        chunk_pool=math.ceil(pool_size(limit) * size.window_factor),
+        chunk_pool=math.ceil(pool_size(limit) * factor),
         n_docs=n_docs,
         df_cap=df_cap(n_docs),
         counted_scopes=list(size.counted),
