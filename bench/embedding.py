@@ -2,7 +2,7 @@
 
     python bench/embedding.py [--provider local|e5] [--short 2000] [--long 200]
                               [--precision auto|fp32|bf16] [--e2e] [--profile PATH]
-                              [--out results.json]
+                              [--lengths 10,20,40,60] [--out results.json]
 
 Short blocks are LongMemEval user turns of at most 60 words; long ones are ~1,000-word
 concatenations. `model` times only the provider on the blocks' windows. With --e2e the blocks
@@ -10,8 +10,10 @@ are also stored through `/api/store/batch` (Django's test client) into a private
 PostgreSQL, and `retrieval.indexing.embed_pending` runs in this process until none are left:
 claim, sensitivity recheck, windows, model, chunk rows and block vectors written, the
 AFTER_EMBED hooks (dream's guard check) and the commit, i.e. what one Celery worker process
-does. The 1-minute load average is recorded with every figure: on a shared machine they are
-inflated.
+does. With --lengths the model alone also runs on 1,000 texts of exactly that many words
+each (cut from the same turns): the cost grows with the tokens, so a blocks/s figure means
+little without the text length. The 1-minute load average is recorded with every figure: on a
+shared machine they are inflated.
 """
 
 from __future__ import annotations
@@ -43,6 +45,16 @@ def run(provider: object, texts: list[str]) -> dict[str, float]:
         "windows_per_s": round(len(batch) / elapsed, 1),
         "load1": round(os.getloadavg()[0], 2),
     }
+
+
+def by_length(provider: object, texts: list[str], lengths: list[int]) -> dict[str, Any]:
+    """The model alone on 1,000 texts of exactly n words, for each n."""
+    words = " ".join(texts).split()
+    result = {}
+    for n in lengths:
+        batch = [" ".join(words[i * n : (i + 1) * n]) for i in range(1000)]
+        result[f"{n}_words"] = run(provider, batch)
+    return result
 
 
 def start_services() -> Any:
@@ -110,6 +122,7 @@ def main() -> None:
     ap.add_argument("--e2e", action="store_true", help="also time the indexing path with its DB")
     ap.add_argument("--profile", help="cProfile the end-to-end runs into PATH.short/PATH.long")
     ap.add_argument("--precision", default="auto", choices=("auto", "fp32", "bf16"))
+    ap.add_argument("--lengths", help="comma-separated word counts: the model on such texts")
     ap.add_argument("--out")
     args = ap.parse_args()
     os.environ["CTX_EMBED_PRECISION"] = args.precision  # the server's path reads the setting
@@ -136,6 +149,9 @@ def main() -> None:
             "threads": torch.get_num_threads(),
             "model": {"short": run(provider, short), "long": run(provider, long)},
         }
+        if args.lengths:
+            lengths = [int(n) for n in args.lengths.split(",")]
+            result["model_by_length"] = by_length(provider, texts, lengths)
         if args.e2e:
             if args.provider != "local":
                 raise SystemExit("--e2e uses the configured provider: run it with local")

@@ -91,10 +91,12 @@ def pool_size(limit: int) -> int:
     return max(50, limit * 5)
 
 
-# Scope sizes (N of BM25's idf): counted exactly up to this many blocks (cheap: an index scan
-# with a LIMIT), above it the full count is cached per scope set for a minute, with whether
-# every scope has its document frequencies counted (retrieval/termstats.py).
-N_EXACT_UP_TO = 20_000
+# Scope sizes (N of BM25's idf): counted exactly up to this many blocks (an index scan with a
+# LIMIT), above it the full count is cached per scope set for a minute, with whether every
+# scope has its document frequencies counted (retrieval/termstats.py). The exact count grows
+# with the scope (8.5 ms of every query at 10k blocks, profiled), and past a few thousand
+# blocks a minute's writes move N by too little to change a ranking.
+N_EXACT_UP_TO = 2_000
 _N_TTL_S = 60.0
 
 
@@ -112,8 +114,7 @@ def scope_size(scope_ids: list[int]) -> ScopeSize:
     key = tuple(sorted(scope_ids))
     cached = _n_cache.get(key)
     if cached and cached[0] > time.monotonic():
-        # Cached only past N_EXACT_UP_TO: the capped count would reach its cap again, and at
-        # 20,000 rows it cost ~17 ms of every query (profiled at 10k: 8.5 ms).
+        # Cached only past N_EXACT_UP_TO: the capped count would reach its cap again.
         return cached[1]
     sql = (
         "SELECT count(*) FROM (SELECT 1 FROM ctx_block b WHERE b.scope_id = ANY(%s)"
