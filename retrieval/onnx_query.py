@@ -77,6 +77,9 @@ def ensure_export(model_dir: str, target: Path) -> Path:
             _export(model_dir, partial)
             os.replace(partial, target)
             log.info("exported the query encoder to %s", target)
+            for stale in target.parent.glob("query-encoder-*.onnx"):
+                if stale != target:  # another model's or an older weights file's export
+                    stale.unlink(missing_ok=True)
     return target
 
 

