@@ -79,10 +79,9 @@ class LocalSentenceTransformer:
             log.info("query runtime: %s is not a mean-pooled BERT encoder; torch", self.path)
             return False
         try:
-            int8 = self.query_runtime == "onnx-int8"
             models = Path(settings.DATA_DIR) / "models"
-            target = onnx_query.export_path(self.path, models, int8=int8)
-            onnx_file = onnx_query.ensure_export(self.path, target, int8=int8)
+            int8 = self.query_runtime == "onnx-int8"
+            onnx_file = onnx_query.ensure_export(self.path, models, int8=int8)
             threads = int(os.environ.get("OMP_NUM_THREADS") or 1)
             return onnx_query.OnnxQueryEncoder(self.path, onnx_file, threads=threads)
         except Exception as exc:  # a failed export costs speed, not answers

@@ -45,7 +45,8 @@ class QueryFeedback(Stage):
         if ctx.query_vector is None or retrieval is None or not hits:
             ctx.explain[self.name] = "skipped: no query vector"
             return hits
-        if not any(a.arm == "semantic" for a in retrieval.arms):
+        arm = retrieval.arm("semantic")
+        if arm is None:
             ctx.explain[self.name] = "skipped: no semantic arm"
             return hits
         tenant = ctx.principal.tenant_id
@@ -58,7 +59,10 @@ class QueryFeedback(Stage):
             "seeds": seeds,
             "q": vector_literal(ctx.query_vector),
             "q_scaled": vector_literal([x / weight for x in ctx.query_vector]),
-            "ids": sorted({h.id for h in hits} | set(_semantic_ids(retrieval))),
+            # the ranked hits and the semantic arm's candidates; the lexical arms' others,
+            # which no stage sees, were rescored too until that cost 1.4 ms at 92k blocks
+            # (p50) for the same LongMemEval_S figures and evidence recall among 92k turns
+            "ids": sorted({h.id for h in hits} | set(arm.scores)),
         }
         with connection.cursor() as cur:
             cur.execute(_FEEDBACK_SQL, params)
@@ -71,13 +75,6 @@ class QueryFeedback(Stage):
         _refuse(hits, retrieval.fused(), semantic)
         ctx.explain[self.name] = {"seeds": seeds, "weight": weight, "windows": int(rows[0][2])}
         return sorted(hits, key=lambda h: (-h.score, h.id))
-
-
-def _semantic_ids(retrieval: Any) -> list[str]:
-    """The semantic arm's candidates. The lexical arms' other candidates, which no stage sees,
-    were rescored too until the stage cost 1.4 ms more at 92k blocks (p50) for the same
-    LongMemEval_S figures and the same evidence recall among all 92k turns."""
-    return [i for a in retrieval.arms if a.arm == "semantic" for i in a.scores]
 
 
 def _refuse(hits: list[Hit], fused: dict[str, float], semantic: dict[str, float]) -> None:

@@ -51,23 +51,25 @@ def compatible(model_dir: str) -> bool:
     )
 
 
-def export_path(model_dir: str, models_dir: Path, *, int8: bool = False) -> Path:
+def _export_path(model_dir: str, models_dir: Path, kind: str) -> Path:
     """Where the export of this model lives: named by the weights' path, size and time, so a
     changed model is exported again rather than served stale, and by its arithmetic."""
     weights = next(p for p in (Path(model_dir) / n for n in _WEIGHTS) if p.exists())
     stat = weights.stat()
     key = f"{weights.resolve()}:{stat.st_size}:{stat.st_mtime_ns}"
     digest = hashlib.sha256(key.encode()).hexdigest()[:16]
-    return models_dir / f"query-encoder-{digest}-{'int8' if int8 else 'fp32'}.onnx"
+    return models_dir / f"query-encoder-{digest}-{kind}.onnx"
 
 
 _WEIGHTS = ("model.safetensors", "pytorch_model.bin")
 
 
-def ensure_export(model_dir: str, target: Path, *, int8: bool = False) -> Path:
-    """The ONNX file, exported by whichever process asks first (a file lock keeps the others
-    waiting, an atomic rename keeps them from reading half a file). With `int8` the matrix
-    products' weights are quantized per output channel after the export."""
+def ensure_export(model_dir: str, models_dir: Path, *, int8: bool = False) -> Path:
+    """The model's ONNX file in `models_dir`, exported by whichever process asks first (a file
+    lock keeps the others waiting, an atomic rename keeps them from reading half a file). With
+    `int8` the matrix products' weights are quantized per output channel after the export."""
+    kind = "int8" if int8 else "fp32"
+    target = _export_path(model_dir, models_dir, kind)
     if target.exists():
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -80,8 +82,7 @@ def ensure_export(model_dir: str, target: Path, *, int8: bool = False) -> Path:
                 _quantize(partial)
             os.replace(partial, target)
             log.info("exported the query encoder to %s", target)
-            kind = target.name.rsplit("-", 1)[1]  # "int8.onnx" | "fp32.onnx"
-            for stale in target.parent.glob(f"query-encoder-*-{kind}"):
+            for stale in target.parent.glob(f"query-encoder-*-{kind}.onnx"):
                 if stale != target:  # an older weights file's or another model's export
                     stale.unlink(missing_ok=True)
     return target

@@ -56,6 +56,10 @@ class Retrieval:
 
         return Retrieval(self.weights, only(self.arms), [only(p) for p in self.parts])
 
+    def arm(self, name: str) -> fusion.ArmScores | None:
+        """The query's own arm of that name, if it ran."""
+        return next((a for a in self.arms if a.arm == name), None)
+
     def every_arm(self) -> list[fusion.ArmScores]:
         """The query's arms and its compared parts' arms."""
         return self.arms + [a for p in self.parts for a in p]
@@ -100,22 +104,40 @@ N_EXACT_UP_TO = 2_000
 _N_TTL_S = 60.0
 
 
+class _PerScopes:
+    """Values per scope set for _N_TTL_S seconds; past 4,096 scope sets it starts over rather
+    than grow."""
+
+    def __init__(self) -> None:
+        self._items: dict[tuple[int, ...], tuple[float, Any]] = {}
+
+    def get(self, scope_ids: list[int]) -> Any:
+        found = self._items.get(tuple(sorted(scope_ids)))
+        return found[1] if found and found[0] > time.monotonic() else None
+
+    def put(self, scope_ids: list[int], value: Any) -> None:
+        if len(self._items) >= 4096:
+            self._items.clear()
+        self._items[tuple(sorted(scope_ids))] = (time.monotonic() + _N_TTL_S, value)
+
+    def clear(self) -> None:
+        self._items.clear()
+
+
 @dataclass(frozen=True)
 class ScopeSize:
     blocks: int
     counted: tuple[int, ...] = ()  # scopes whose df come from ctx_termstat (termstats.py)
 
 
-_n_cache: dict[tuple[int, ...], tuple[float, ScopeSize]] = {}
+_sizes = _PerScopes()
 
 
 def scope_size(scope_ids: list[int]) -> ScopeSize:
     """How many live blocks the scopes hold (BM25's N)."""
-    key = tuple(sorted(scope_ids))
-    cached = _n_cache.get(key)
-    if cached and cached[0] > time.monotonic():
-        # Cached only past N_EXACT_UP_TO: the capped count would reach its cap again.
-        return cached[1]
+    cached: ScopeSize | None = _sizes.get(scope_ids)
+    if cached is not None:  # only past N_EXACT_UP_TO: a capped count would reach its cap again
+        return cached
     sql = (
         "SELECT count(*) FROM (SELECT 1 FROM ctx_block b WHERE b.scope_id = ANY(%s)"
         " AND NOT b.archived LIMIT %s) c"
@@ -132,7 +154,7 @@ def scope_size(scope_ids: list[int]) -> ScopeSize:
     large = n >= registry.value("CTX_FTS_STATS_FROM")
     size = ScopeSize(n, termstats.counted(scope_ids) if large else ())
     if n >= N_EXACT_UP_TO:
-        _n_cache[key] = (time.monotonic() + _N_TTL_S, size)
+        _sizes.put(scope_ids, size)
     return size
 
 
@@ -141,7 +163,7 @@ _WINDOWS_SAMPLE = """SELECT count(*)::float8 / greatest(count(DISTINCT b.id), 1)
     AND embedding IS NOT NULL LIMIT 1000) b JOIN ctx_blockchunk c ON c.block_id = b.id"""
 
 
-_factor_cache: dict[tuple[int, ...], tuple[float, float]] = {}
+_factors = _PerScopes()
 
 
 def window_factor(scope_ids: list[int]) -> float:
@@ -150,17 +172,14 @@ def window_factor(scope_ids: list[int]) -> float:
     set), between 1 and CHUNK_POOL_FACTOR. The HNSW scan costs about what it returns: at 92k
     one-window blocks, 2 windows per wanted block made the semantic arm ~12 instead of ~7 ms
     for the same recall. Scopes of long blocks (LongMemEval's sessions) keep the factor."""
-    key = tuple(sorted(scope_ids))
-    cached = _factor_cache.get(key)
-    if cached and cached[0] > time.monotonic():
-        return cached[1]
+    cached: float | None = _factors.get(scope_ids)
+    if cached is not None:
+        return cached
     with connection.cursor() as cur:
         cur.execute(_WINDOWS_SAMPLE, [scope_ids])
         ratio = float(cur.fetchone()[0] or 0.0)
     factor = min(float(CHUNK_POOL_FACTOR), max(1.0, ratio))
-    if len(_factor_cache) > 4096:  # many scope sets: start over rather than grow
-        _factor_cache.clear()
-    _factor_cache[key] = (time.monotonic() + _N_TTL_S, factor)
+    _factors.put(scope_ids, factor)
     return factor
 
 

@@ -88,6 +88,6 @@ def test_a_new_export_replaces_the_old_one(tmp_path: Path) -> None:
     old.write_bytes(b"an export of weights that are gone")
     int8 = tmp_path / "query-encoder-0000000000000000-int8.onnx"
     int8.write_bytes(b"the int8 export of those weights, in use elsewhere")
-    target = onnx_query.ensure_export(model, onnx_query.export_path(model, tmp_path))
+    target = onnx_query.ensure_export(model, tmp_path)
     assert target.exists() and not old.exists()
     assert sorted(p.name for p in tmp_path.glob("*.onnx")) == sorted([target.name, int8.name])

@@ -12,7 +12,7 @@ pytestmark = pytest.mark.django_db
 
 
 def _factor() -> float:
-    search._factor_cache.clear()
+    search._factors.clear()
     return search.window_factor([Scope.objects.get(name="acme:main").pk])
 
 
