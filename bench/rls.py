@@ -2,7 +2,7 @@
 
     python bench/rls.py [--blocks 10000] [--scopes 4] [--queries 200] [--out F]
 
-One private server (`python -m ctx.launcher run`, whose web and worker log in as the runtime
+One private server (`python -m ctx.runtime.launcher run`, whose web and worker log in as the runtime
 role `ctx_app`: RLS on) and, on the same database, Redis and data directory, a second web
 server logged in as the table owner (a superuser: RLS off). Short blocks (LongMemEval user
 turns cut to 300 characters) are spread over several scopes; each query names one scope while
@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.common import ROOT, emit, percentile, private_server
 from bench.query_latency import wait_embedded
 from bench.store_search import corpus
-from ctx.launcher import free_port
+from ctx.runtime.launcher import free_port
 from rls.role import runtime_database_url
 
 BATCH = 500

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ctx.shadow import ensure_project_secrets
+from ctx.runtime.shadow import ensure_project_secrets
 
 ensure_project_secrets()
 

@@ -32,7 +32,7 @@ def enqueue_embedding(block_ids: list[str]) -> None:
         return  # no broker (a management command): the periodic backfill catches up
     # One task per embedding batch, not per write: a 500-block batch store as one task kept
     # one worker process busy while the other idled (each runs the model on its share of the
-    # cores, ctx.launcher).
+    # cores, ctx.runtime.launcher).
     for batch in task_batches(block_ids):
         embed_blocks.apply_async(args=[batch], retry=False)
 

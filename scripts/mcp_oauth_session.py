@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a checkout
 
-from ctx.mcp.oauth_session import Transcript, run_session
+from tests.support.oauth_session import Transcript, run_session
 
 
 def main() -> int:

@@ -27,6 +27,8 @@ from tests.conftest import Cast, make_cast
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
 
+CLI_SOURCE = Path(__file__).resolve().parents[2] / "cli"
+
 
 @pytest.fixture
 def live_cast(transactional_db: Any) -> Cast:
@@ -70,6 +72,8 @@ class Cli:
             "HOME": str(self.home),
             "XDG_CONFIG_HOME": str(self.home / ".config"),
             "LANG": "C.UTF-8",
+            # The client package of this checkout (cli/), not whichever one is installed.
+            "PYTHONPATH": str(CLI_SOURCE),
             "CTX_BASE_URL": self.url,
             "CTX_KEY": self.key,
             **self.extra_env,
@@ -78,7 +82,7 @@ class Cli:
         return {k: v for k, v in env.items() if v is not None}
 
     def command(self, args: tuple[str, ...]) -> list[str]:
-        return [sys.executable, "-m", "ctx.cli.main", *args]
+        return [sys.executable, "-m", "ctx_cli.main", *args]
 
     def __call__(
         self, *args: str, stdin: str | None = None, cwd: Path | None = None, **env: str | None

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bench import cli as bench
-from ctx.cli import ingest
+from ctx_cli import ingest
 from tests.cli.conftest import Cli
 
 

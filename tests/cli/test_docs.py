@@ -6,7 +6,7 @@ import argparse
 import re
 from pathlib import Path
 
-from ctx.cli.main import build_parser
+from ctx_cli.main import build_parser
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "cli.md"
 

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from ctx.cli.ingest import MAX_FILE_BYTES, STATE_FILE
 from ctx.models import Block
+from ctx_cli.ingest import MAX_FILE_BYTES, STATE_FILE
 from tests.cli.conftest import Cli
 
 NOTES = {

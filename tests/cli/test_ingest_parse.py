@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ctx.cli import ingest
+from ctx_cli import ingest
 
 
 def test_it_parses_front_matter_scalars_inline_lists_and_dash_lists() -> None:

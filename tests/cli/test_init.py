@@ -72,7 +72,7 @@ def test_it_prompts_on_a_terminal_and_hides_the_key(cli: Cli) -> None:
     env = cli.env(CTX_BASE_URL=None, CTX_KEY=None)
     pid, fd = pty.fork()
     if pid == 0:  # the child: a terminal session of its own, so getpass can hide input
-        argv = [sys.executable, "-m", "ctx.cli.main", "init"]
+        argv = [sys.executable, "-m", "ctx_cli.main", "init"]
         os.execve(sys.executable, argv, env)  # noqa: S606 -- a fixed argv, no shell
     seen = bytearray()
     _expect(fd, b"Server URL", seen)

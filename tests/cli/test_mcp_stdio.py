@@ -45,7 +45,7 @@ async def bridge(url: str, key: str | None, errlog: Any = None, mode: str = "leg
         "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
     }
     params = StdioServerParameters(
-        command=sys.executable, args=["-m", "ctx.cli.main", "mcp-stdio"], env=env
+        command=sys.executable, args=["-m", "ctx_cli.main", "mcp-stdio"], env=env
     )
     async with Client(stdio_client(params, errlog=errlog or sys.stderr), mode=mode) as client:
         yield client

@@ -8,20 +8,20 @@ import os
 import subprocess
 import sys
 
-from ctx.cli.main import GROUPS, build_parser
+from ctx_cli.main import GROUPS, build_parser
 from tests.cli.conftest import free_port
 
 SERVER_PACKAGES = ("django", "rest_framework", "torch", "celery", "psycopg", "retrieval", "dream")
 
 IMPORT_EVERYTHING = """
 import importlib, json, pkgutil, sys
-import ctx.cli.commands
-from ctx.cli.main import build_parser
+import ctx_cli.commands
+from ctx_cli.main import build_parser
 build_parser()
-for mod in ("ctx.cli.ingest", "ctx.cli.hooks", "ctx.cli.http", "ctx.cli.output"):
+for mod in ("ctx_cli.ingest", "ctx_cli.hooks", "ctx_cli.http", "ctx_cli.output"):
     importlib.import_module(mod)
-for info in pkgutil.iter_modules(ctx.cli.commands.__path__):
-    importlib.import_module(f"ctx.cli.commands.{info.name}")
+for info in pkgutil.iter_modules(ctx_cli.commands.__path__):
+    importlib.import_module(f"ctx_cli.commands.{info.name}")
 import httpx, rich.console  # what the commands load on use
 print(json.dumps(sorted(sys.modules)))
 """
@@ -29,7 +29,7 @@ print(json.dumps(sorted(sys.modules)))
 
 RUN_THEN_LIST = """
 import contextlib, io, json, sys
-from ctx.cli.main import main
+from ctx_cli.main import main
 with contextlib.redirect_stdout(io.StringIO()):
     code = main(sys.argv[1:])
 print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
@@ -61,11 +61,10 @@ def test_it_imports_no_server_code() -> None:
         [sys.executable, "-c", IMPORT_EVERYTHING], capture_output=True, text=True, check=True
     ).stdout
     modules = json.loads(out)
-    assert "ctx.cli.commands.blocks" in modules  # the probe really imported the commands
+    assert "ctx_cli.commands.blocks" in modules  # the probe really imported the commands
     server = [m for m in modules if m.split(".")[0] in SERVER_PACKAGES]
     assert server == []
-    ctx_modules = [m for m in modules if m.split(".")[0] == "ctx"]
-    assert all(m == "ctx" or m == "ctx.cli" or m.startswith("ctx.cli.") for m in ctx_modules)
+    assert not [m for m in modules if m.split(".")[0] == "ctx"]  # not even the server's root
 
 
 HEAVY = ("httpx", "rich", "httpcore")
@@ -79,14 +78,14 @@ def _heavy(modules: set[str], heavy: tuple[str, ...] = HEAVY) -> set[str]:
 
 def test_it_runs_version_without_httpx_or_rich() -> None:
     imported = _imported_by("version", "--client")
-    assert "ctx.cli.commands.setup" in imported  # the probe saw the command run
+    assert "ctx_cli.commands.setup" in imported  # the probe saw the command run
     assert _heavy(imported, HEAVY + HTTP_CLIENT) == set()
-    assert "ctx.cli.wire" not in imported  # no request, no HTTP client
+    assert "ctx_cli.wire" not in imported  # no request, no HTTP client
 
 
 def test_it_sends_a_request_without_httpx_or_rich() -> None:
     imported = _imported_by("--json", "health")
-    assert "ctx.cli.wire" in imported and "http.client" in imported  # the request was made
+    assert "ctx_cli.wire" in imported and "http.client" in imported  # the request was made
     assert _heavy(imported) == set()
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ctx.cli.main import PLANNED
+from ctx_cli.main import PLANNED
 from tests.cli.conftest import Cli
 
 

@@ -5,7 +5,7 @@ from typing import Any
 
 import pytest
 
-import ctx
+import ctx_cli as ctx  # the client's version; the server's is the same
 from tests.cli.conftest import Cli
 from tests.conftest import Cast
 from tests.mcp.live import LiveServer, shared

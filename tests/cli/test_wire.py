@@ -1,4 +1,4 @@
-"""The CLI's HTTP client (ctx.cli.wire) against a scripted server: chunked answers, a kept-alive
+"""The CLI's HTTP client (ctx_cli.wire) against a scripted server: chunked answers, a kept-alive
 connection reused for a command's second request, and a stale one replaced."""
 
 from __future__ import annotations

@@ -53,7 +53,7 @@ def test_it_masks_secrets() -> None:
 def test_it_stops_the_launcher_with_every_finding() -> None:
     env = {"PATH": "/usr/bin:/bin", "CTX_PORT": "x", "CTX_DEBUG": "perhaps"}
     out = subprocess.run(
-        [sys.executable, "-m", "ctx.launcher", "run"],
+        [sys.executable, "-m", "ctx.runtime.launcher", "run"],
         cwd=ROOT,
         env=env,
         capture_output=True,

@@ -27,7 +27,7 @@ class Server:
         }
         env.update(CTX_DATA_DIR=str(data_dir), CTX_PORT="0", CTX_WORKERS="1")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "ctx.launcher", "run"],
+            [sys.executable, "-m", "ctx.runtime.launcher", "run"],
             cwd=ROOT,
             env=env,
             stdout=subprocess.PIPE,

@@ -229,7 +229,7 @@ def test_it_serves_requests_under_the_runtime_role(tenants: Cast, runtime_role: 
 
 
 def test_it_starts_the_servers_as_the_runtime_role() -> None:
-    from ctx import embedded, launcher
+    from ctx.runtime import embedded, launcher
 
     handles = embedded.Embedded(database_url="postgresql://postgres:@/postgres?host=/run/pg")
     assert launcher._runtime_url(handles) == "postgresql://ctx_app@/postgres?host=/run/pg"

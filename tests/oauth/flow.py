@@ -16,8 +16,8 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 import httpx
 
 import secrets
-from ctx.mcp.oauth_session import REDIRECT_URI, form_fields
 from tests.mcp.live import LiveServer
+from tests.support.oauth_session import REDIRECT_URI, form_fields
 
 
 @dataclass

@@ -6,10 +6,10 @@ import httpx
 import pytest
 from oauth2_provider.models import get_access_token_model, get_grant_model
 
-from ctx.mcp.oauth_session import form_fields
 from tests.conftest import Cast
 from tests.mcp.live import LiveServer
 from tests.oauth.flow import approve, authorize_url, register
+from tests.support.oauth_session import form_fields
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

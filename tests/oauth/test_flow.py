@@ -7,11 +7,11 @@ import asyncio
 import pytest
 from oauth2_provider.models import get_access_token_model
 
-from ctx.mcp.oauth_session import Transcript, run_session
 from ctx.models import Block
 from ctx.oauth.models import ApiKeyUser
 from tests.conftest import Cast
 from tests.mcp.live import LiveServer
+from tests.support.oauth_session import Transcript, run_session
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

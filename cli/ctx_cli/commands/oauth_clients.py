@@ -6,8 +6,8 @@ import argparse
 from typing import Any
 from urllib.parse import quote
 
-from ctx.cli.commands import App
-from ctx.cli.output import escape, fields, table
+from ctx_cli.commands import App
+from ctx_cli.output import escape, fields, table
 
 CLAUDE_CALLBACK = "https://claude.ai/api/mcp/auth_callback"
 

@@ -6,8 +6,8 @@ import argparse
 from typing import Any
 from urllib.parse import quote
 
-from ctx.cli.commands import App, compact, split_list
-from ctx.cli.output import escape, table
+from ctx_cli.commands import App, compact, split_list
+from ctx_cli.output import escape, table
 
 
 def _tenant_query(args: argparse.Namespace) -> str:

@@ -13,8 +13,8 @@ import sys
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from ctx.cli import SERVER_MAX_BATCH, CliError
-from ctx.cli.http import Client
+from ctx_cli import SERVER_MAX_BATCH, CliError
+from ctx_cli.http import Client
 
 MARKER = re.compile(r"\[PERSIST:([^:\]\n]+):([^\]\n]+)\]")
 TRANSCRIPT_TAIL_BYTES = 4 * 1024 * 1024  # the last message is at the end; transcripts grow large

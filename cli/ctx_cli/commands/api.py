@@ -6,10 +6,10 @@ import argparse
 import json
 from typing import Any
 
-from ctx.cli import UsageError
-from ctx.cli.commands import App, stdin_text
-from ctx.cli.http import error_from
-from ctx.cli.output import dumps
+from ctx_cli import UsageError
+from ctx_cli.commands import App, stdin_text
+from ctx_cli.http import error_from
+from ctx_cli.output import dumps
 
 METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
 

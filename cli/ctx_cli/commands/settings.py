@@ -12,10 +12,10 @@ import json
 from typing import Any
 from urllib.parse import quote
 
-from ctx.cli import UsageError
-from ctx.cli.commands import App, compact
-from ctx.cli.commands.dream import with_query
-from ctx.cli.output import fields, table
+from ctx_cli import UsageError
+from ctx_cli.commands import App, compact
+from ctx_cli.commands.dream import with_query
+from ctx_cli.output import fields, table
 
 
 def _path(key: str, tenant: str | None) -> str:

@@ -11,11 +11,11 @@ import sys
 from typing import Any
 from urllib.parse import quote
 
-from ctx.cli import UsageError
-from ctx.cli.commands import App, compact
-from ctx.cli.commands.dream import scope_params, with_query
-from ctx.cli.http import Client
-from ctx.cli.output import table
+from ctx_cli import UsageError
+from ctx_cli.commands import App, compact
+from ctx_cli.commands.dream import scope_params, with_query
+from ctx_cli.http import Client
+from ctx_cli.output import table
 
 ARGUMENT_REFUSED = (
     "secret values are read from stdin only (a value on the command line ends up in the "

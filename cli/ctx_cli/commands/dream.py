@@ -6,8 +6,8 @@ import argparse
 from typing import Any
 from urllib.parse import quote, urlencode
 
-from ctx.cli.commands import App, compact, split_list
-from ctx.cli.output import fields, table
+from ctx_cli.commands import App, compact, split_list
+from ctx_cli.output import fields, table
 
 # `ctx dream enable|disable|throttle` → the server's mode names (dream.models.Mode).
 MODES = {"enable": "on", "disable": "off", "throttle": "throttled"}

@@ -11,7 +11,7 @@ import importlib.util
 import sys
 from pathlib import Path
 
-_PACKAGE = Path(__file__).resolve().parent.parent / "secrets"
+_PACKAGE = Path(__file__).resolve().parents[2] / "secrets"
 
 
 def ensure_project_secrets() -> None:

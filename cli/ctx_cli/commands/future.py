@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import argparse
 
-from ctx.cli import CliError
-from ctx.cli.commands import App
+from ctx_cli import CliError
+from ctx_cli.commands import App
 
 
 def unavailable(args: argparse.Namespace, app: App) -> int:

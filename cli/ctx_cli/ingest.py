@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ctx.cli import SERVER_MAX_BATCH, CliError
-from ctx.cli.http import ApiError, Client
+from ctx_cli import SERVER_MAX_BATCH, CliError
+from ctx_cli.http import ApiError, Client
 
 # Bounds: the server's limits (content 50 KiB by default, title 500, category 100, 50 tags of
 # ≤ 100 chars, metadata 16 KiB, 500 blocks a batch). A batch with one bad block fails whole, so
@@ -34,7 +34,7 @@ MAX_METADATA_BYTES = 16_000
 MAX_BATCH = SERVER_MAX_BATCH
 STATE_FILE = ".ctx-ingest.json"
 STATE_SAVE_SECONDS = 1.0  # during a run, the state file is rewritten at most this often
-UPLOADS = 2  # batches in flight: the server runs two web workers (ctx.launcher)
+UPLOADS = 2  # batches in flight: the server runs two web workers (ctx.runtime.launcher)
 SUFFIXES = (".md", ".markdown")
 DEFAULT_CATEGORY = "notes"
 SEPARATOR = " > "

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import NamedTuple
 
-from ctx.cli import CliError
+from ctx_cli import CliError
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8000"
 SETTINGS = ("CTX_BASE_URL", "CTX_KEY")

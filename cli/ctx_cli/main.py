@@ -1,4 +1,4 @@
-"""`ctx`: argparse wiring only. Handlers live in ctx.cli.commands.* and load on dispatch.
+"""`ctx`: argparse wiring only. Handlers live in ctx_cli.commands.* and load on dispatch.
 
 Nothing here imports httpx, rich or the server: `ctx --help` and `ctx version` stay fast.
 """
@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from ctx.cli import EXIT_ERROR, SERVER_MAX_BATCH, CliError
+from ctx_cli import EXIT_ERROR, SERVER_MAX_BATCH, CliError
 
 DESCRIPTION = "Command-line client for a ctx knowledge server."
 EPILOG = """\
@@ -308,11 +308,11 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 
 
 def _dispatch(args: argparse.Namespace) -> int:
-    from ctx.cli.commands import App
-    from ctx.cli.output import Output
+    from ctx_cli.commands import App
+    from ctx_cli.output import Output
 
     module_name, _, function = str(args.handler).partition(":")
-    module = importlib.import_module(f"ctx.cli.commands.{module_name}")
+    module = importlib.import_module(f"ctx_cli.commands.{module_name}")
     return int(getattr(module, function)(args, App(Output(json_flag=args.json))))
 
 

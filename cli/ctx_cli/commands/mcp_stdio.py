@@ -18,10 +18,9 @@ import json
 import sys
 from typing import IO, Any
 
-from ctx import __version__
-from ctx.cli import CliError
-from ctx.cli.commands import NO_KEY, App
-from ctx.cli.http import _httpx, _reason
+from ctx_cli import CliError, __version__
+from ctx_cli.commands import NO_KEY, App
+from ctx_cli.http import _httpx, _reason
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600

@@ -6,11 +6,10 @@ import argparse
 import sys
 from typing import Any
 
-from ctx import __version__
-from ctx.cli import CliError, UsageError, config
-from ctx.cli.commands import App
-from ctx.cli.http import Client
-from ctx.cli.output import Output, fields
+from ctx_cli import CliError, UsageError, __version__, config
+from ctx_cli.commands import App
+from ctx_cli.http import Client
+from ctx_cli.output import Output, fields
 
 VERSION_TIMEOUT = 3.0  # `ctx version` answers quickly even when the server does not
 
@@ -26,7 +25,7 @@ def _server_version(app: App) -> tuple[str | None, str | None]:
         return None, str(exc)
     if not cfg.key:
         return None, "no API key configured"
-    from ctx.cli.commands.mcp_stdio import server_info
+    from ctx_cli.commands.mcp_stdio import server_info
 
     try:
         info = server_info(cfg.base_url, cfg.key, timeout=VERSION_TIMEOUT)

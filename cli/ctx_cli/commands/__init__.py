@@ -9,9 +9,9 @@ from collections.abc import Callable, Iterable, Mapping
 from functools import cached_property
 from typing import Any
 
-from ctx.cli import CliError, UsageError, config
-from ctx.cli.http import Client
-from ctx.cli.output import Output
+from ctx_cli import CliError, UsageError, config
+from ctx_cli.http import Client
+from ctx_cli.output import Output
 
 NO_KEY = "no API key configured: run `ctx init` or set CTX_KEY"
 

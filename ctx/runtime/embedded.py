@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-log = logging.getLogger("ctx.embedded")
+log = logging.getLogger("ctx.runtime.embedded")
 
 # Tuned for a small machine running web, workers and benchmarks side by side.
 PG_SETTINGS = {
@@ -93,6 +93,13 @@ def start_postgres(data_dir: Path, *, temporary: bool = False) -> tuple[Any, str
     """Start (or attach to) the embedded PostgreSQL; return its handle and a database URL."""
     import pgserver
 
+    from ctx.runtime import pgvector
+
+    if pgvector.needs_portable():  # it would die with SIGILL at the first vector insert
+        raise RuntimeError(
+            "The embedded pgvector needs AVX-512, which this CPU lacks: run "
+            "`.venv/bin/python -m ctx.runtime.pgvector` (make does it on install)."
+        )
     data_dir.mkdir(parents=True, exist_ok=True)
     server = pgserver.get_server(data_dir / "pg", cleanup_mode="delete" if temporary else "stop")
     _tune_postgres(server)

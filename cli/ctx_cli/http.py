@@ -1,6 +1,6 @@
 """The client's one HTTP path: JSON in and out, explicit timeouts, typed errors.
 
-Nothing heavy is imported at start-up: the HTTP client (ctx.cli.wire) on the first
+Nothing heavy is imported at start-up: the HTTP client (ctx_cli.wire) on the first
 request, httpx only when a proxy is configured.
 """
 
@@ -13,8 +13,7 @@ from collections.abc import Mapping
 from types import ModuleType
 from typing import Any, NamedTuple
 
-from ctx import __version__
-from ctx.cli import CliError
+from ctx_cli import CliError, __version__
 
 DEFAULT_TIMEOUT = 30.0
 CONNECT_TIMEOUT = 5.0
@@ -65,7 +64,7 @@ def proxy_configured(environ: Mapping[str, str] = os.environ) -> bool:
 class Client:
     """JSON over HTTP/1.1 to one server.
 
-    Direct connections use the standard library's http.client (ctx.cli.wire): httpx and its
+    Direct connections use the standard library's http.client (ctx_cli.wire): httpx and its
     dependencies took half of a `ctx query`'s 120 ms before the request was even sent
     (`python -X importtime`). When the environment configures a proxy, requests go through
     httpx, which implements the proxy variables (HTTP(S)_PROXY, ALL_PROXY, NO_PROXY).
@@ -91,7 +90,7 @@ class Client:
         A dropped connection (a stale keep-alive, a restarted server worker) is retried once
         when `retry`: every call the commands make is a read or an upsert, so it is safe.
         A timeout is not retried: the budget is spent. `fresh` opens a new connection for
-        this request instead of reusing an idle one (see ctx.cli.ingest.upload).
+        this request instead of reusing an idle one (see ctx_cli.ingest.upload).
         """
         content = None if body is None else json.dumps(body).encode("utf-8")
         for attempt in (1, 2):
@@ -159,7 +158,7 @@ class _WireTransport(_Transport):
     def __init__(
         self, base_url: str, headers: dict[str, str], timeout: float, connect: float
     ) -> None:
-        from ctx.cli import wire
+        from ctx_cli import wire
 
         self._wire = wire
         try:

@@ -110,7 +110,7 @@ def client_metadata(name: str = "ctx session script") -> OAuthClientMetadata:
         redirect_uris=[REDIRECT_URI],  # type: ignore[list-item]
         grant_types=["authorization_code", "refresh_token"],
         response_types=["code"],
-        token_endpoint_auth_method="none",  # noqa: S106 - a method name: public client
+        token_endpoint_auth_method="none",
         scope="mcp",
     )
 

@@ -1,4 +1,4 @@
-"""`ctx ingest FOLDER`: a shell over ctx.cli.ingest (parse, plan, upload, one summary line)."""
+"""`ctx ingest FOLDER`: a shell over ctx_cli.ingest (parse, plan, upload, one summary line)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from ctx.cli import UsageError
-from ctx.cli import ingest as core
-from ctx.cli.commands import App
-from ctx.cli.output import Output, table
+from ctx_cli import UsageError
+from ctx_cli import ingest as core
+from ctx_cli.commands import App
+from ctx_cli.output import Output, table
 
 DRY_RUN_ROWS = 200  # a terminal table of a whole vault helps nobody; --json shows everything
 

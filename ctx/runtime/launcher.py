@@ -16,10 +16,11 @@ import urllib.request
 from pathlib import Path
 from types import FrameType
 
-from ctx import config, embedded
+from ctx import config
+from ctx.runtime import embedded
 from rls.role import runtime_database_url
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def attach_embedded() -> embedded.Embedded | None:
@@ -238,7 +239,7 @@ def _banner(url: str, first_key: str, data_dir: Path) -> None:
 def main(argv: list[str]) -> int:
     if argv[:1] == ["run"]:
         return run()
-    print("usage: python -m ctx.launcher run", file=sys.stderr)
+    print("usage: python -m ctx.runtime.launcher run", file=sys.stderr)
     return 2
 
 

@@ -1,6 +1,6 @@
 """pytest plugin: one embedded PostgreSQL and Redis per test run, before Django loads settings.
 
-Loaded with `-p ctx.testing.plugin` (pyproject addopts) so its hook runs before pytest-django
+Loaded with `-p tests.support.plugin` (pyproject addopts) so its hook runs before pytest-django
 reads DATABASES. A DATABASE_URL / REDIS_URL already in the environment is used instead.
 """
 
@@ -24,7 +24,7 @@ def pytest_load_initial_conftests(early_config: Any, parser: Any, args: list[str
     os.environ["CTX_TESTING"] = "1"
     if os.environ.get("DATABASE_URL") and os.environ.get("REDIS_URL"):
         return
-    from ctx import embedded
+    from ctx.runtime import embedded
 
     data_dir = Path(tempfile.mkdtemp(prefix="ctx-test-"))
     os.environ.setdefault("CTX_DATA_DIR", str(data_dir))

@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ctx.cli import UsageError
-from ctx.cli.commands import App, compact, split_list, stdin_text
-from ctx.cli.output import escape, fields, table
+from ctx_cli import UsageError
+from ctx_cli.commands import App, compact, split_list, stdin_text
+from ctx_cli.output import escape, fields, table
 
 
 def _content(args: argparse.Namespace) -> str:

@@ -1,11 +1,13 @@
 """The `ctx` command-line client: speaks to a ctx server over HTTP and imports no server code.
 
 It runs inside agent hooks and the status line on every event, so start-up time matters:
-modules import rich, the HTTP client (ctx.cli.wire, on http.client) and httpx lazily, only on
+modules import rich, the HTTP client (ctx_cli.wire, on http.client) and httpx lazily, only on
 the paths that use them.
 """
 
 from __future__ import annotations
+
+__version__ = "0.1.0"  # the server reports its own (ctx.__version__); they move together
 
 EXIT_OK = 0
 EXIT_ERROR = 1

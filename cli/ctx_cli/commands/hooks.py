@@ -10,12 +10,12 @@ import json
 import sys
 from typing import Any
 
-from ctx.cli import CliError
-from ctx.cli import hooks as core
-from ctx.cli.commands import App, stdin_text
-from ctx.cli.config import ConfigError
-from ctx.cli.http import ApiError, Unreachable
-from ctx.cli.output import table
+from ctx_cli import CliError
+from ctx_cli import hooks as core
+from ctx_cli.commands import App, stdin_text
+from ctx_cli.config import ConfigError
+from ctx_cli.http import ApiError, Unreachable
+from ctx_cli.output import table
 
 HOOK_TIMEOUT = 5.0  # a session start waits for the briefing; a dead server must not stall it
 STATUS_TIMEOUT = 0.15  # per request: Claude Code refreshes the status line every ~300 ms

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ctx.cli.commands import App, compact, split_list
-from ctx.cli.output import dumps, escape, table
+from ctx_cli.commands import App, compact, split_list
+from ctx_cli.output import dumps, escape, table
 
 
 def filters(args: argparse.Namespace) -> dict[str, Any]:

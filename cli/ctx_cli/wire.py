@@ -5,7 +5,7 @@ HTTPSConnection). This module adds what a command needs around it: a thread-safe
 kept-alive connections, each checked before reuse (one the server closed while idle is
 dropped before the request is written to it, not found dead after); a connect budget apart
 from the read budget; TLS verified against the bundle httpx uses (certifi, or SSL_CERT_FILE /
-SSL_CERT_DIR); one error type. Not done here: proxies (ctx.cli.http uses httpx when one is
+SSL_CERT_DIR); one error type. Not done here: proxies (ctx_cli.http uses httpx when one is
 configured), redirects (never followed), compression (never asked for), HTTP/2.
 
 Why not httpx: start-up. Every `ctx query` is a new process, and httpx with httpcore, h11 and
