@@ -7,14 +7,15 @@ introspection). The toolkit reverses its own views by name in the `oauth2_provid
 from __future__ import annotations
 
 from django.urls import path
-from oauth2_provider.views import (
-    DynamicClientRegistrationManagementView,
-    RevokeTokenView,
-    TokenView,
-)
+from oauth2_provider.views import RevokeTokenView, TokenView
 
 from ctx.oauth.consent import ConsentView
-from ctx.oauth.views import RegistrationView, ResourceMetadataView, ServerMetadataView
+from ctx.oauth.views import (
+    RegistrationManagementView,
+    RegistrationView,
+    ResourceMetadataView,
+    ServerMetadataView,
+)
 
 app_name = "oauth2_provider"
 
@@ -45,7 +46,7 @@ urlpatterns = [
     path("o/register/", register, name="dcr-register"),
     path(
         "o/register/<str:client_id>/",
-        DynamicClientRegistrationManagementView.as_view(),
+        RegistrationManagementView.as_view(),
         name="dcr-register-management",
     ),
     # APPEND_SLASH is off (a redirect turns a POST into a body-less GET), so the slash-less

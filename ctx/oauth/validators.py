@@ -7,7 +7,7 @@ from typing import Any
 from oauth2_provider.oauth2_validators import OAuth2Validator
 from oauthlib.oauth2.rfc6749 import errors
 
-from ctx.oauth import public
+from ctx.oauth import identity, public
 
 
 def invalid_target(
@@ -39,3 +39,13 @@ class CtxOAuth2Validator(OAuth2Validator):
         if foreign:
             raise invalid_target(foreign[0], request)
         request.resource = [expected]
+
+    def validate_refresh_token(
+        self, refresh_token: str, client: Any, request: Any, *args: Any, **kwargs: Any
+    ) -> bool:
+        # A token acts as its API key: once the key is revoked or its tenant suspended, the
+        # family's access tokens stop working at /mcp, and its refresh tokens must not mint
+        # new ones either (invalid_grant).
+        if not super().validate_refresh_token(refresh_token, client, request, *args, **kwargs):
+            return False
+        return identity.principal_for_user(request.user.pk) is not None

@@ -6,7 +6,10 @@ import json
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.utils.decorators import method_decorator
+from django.views.decorators.csrf import csrf_exempt
 from oauth2_provider.views import (
+    DynamicClientRegistrationManagementView,
     DynamicClientRegistrationView,
     OAuthProtectedResourceMetadataView,
     OAuthServerMetadataView,
@@ -16,6 +19,9 @@ from ctx.oauth import dcr, public
 
 # Grant types a registered client may ask for: the code flow and its refresh tokens only.
 DCR_GRANT_TYPES = frozenset({"authorization_code", "refresh_token"})
+# The toolkit ignores `response_types`; a client asking for the implicit flow's "token" (an
+# access token in the redirect) is refused rather than registered for something else.
+DCR_RESPONSE_TYPES = frozenset({"code"})
 
 
 def _json(data: dict[str, Any], status: int = 200) -> JsonResponse:
@@ -58,19 +64,30 @@ def _metadata(request: HttpRequest) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
-def _metadata_refusal(data: dict[str, Any], *, admin: bool) -> JsonResponse | None:
+def _metadata_refusal(
+    data: dict[str, Any], *, admin: bool, kept: frozenset[str] = frozenset()
+) -> JsonResponse | None:
+    """The refusal of a registration (or an update) the policy does not allow, else None.
+    `kept`: redirect URIs the client already has (an update may keep what an admin added)."""
     grants = data.get("grant_types", ["authorization_code"])
     if isinstance(grants, list) and not set(map(str, grants)) <= DCR_GRANT_TYPES:
         return _error("invalid_client_metadata", "Only authorization_code and refresh_token.")
+    responses = data.get("response_types", ["code"])
+    if not isinstance(responses, list) or not set(map(str, responses)) <= DCR_RESPONSE_TYPES:
+        return _error("invalid_client_metadata", "Only the code response type.")
     uris = data.get("redirect_uris", [])
     if isinstance(uris, list):
-        bad = [u for u in uris if not (isinstance(u, str) and dcr.redirect_allowed(u, admin=admin))]
+        bad = [u for u in uris if not _redirect_ok(u, admin=admin, kept=kept)]
         if bad:
             return _error(
                 "invalid_redirect_uri",
                 "Redirect URIs must be Claude's connector callback or a loopback http URI.",
             )
     return None
+
+
+def _redirect_ok(uri: object, *, admin: bool, kept: frozenset[str]) -> bool:
+    return isinstance(uri, str) and (uri in kept or dcr.redirect_allowed(uri, admin=admin))
 
 
 def _access_refusal(request: HttpRequest) -> tuple[JsonResponse | None, bool]:
@@ -105,4 +122,31 @@ class RegistrationView(DynamicClientRegistrationView):
         if dcr.at_capacity():
             return _error("access_denied", "This server has reached its limit of clients.", 403)
         response: HttpResponse = super().post(request, *args, **kwargs)
+        return response
+
+
+@method_decorator(csrf_exempt, name="dispatch")  # as the toolkit's: a Bearer API, no cookies
+class RegistrationManagementView(DynamicClientRegistrationManagementView):
+    """RFC 7592 read/update/delete with the registration access token, under the same rules as
+    registration: off when DCR is off, and an update may not add a redirect URI or grant that
+    registration would refuse (the toolkit applied neither, so an update could point a client's
+    codes at any host)."""
+
+    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if dcr.mode() == "off":
+            return _error("not_found", "Client registration is switched off.", 404)
+        response: HttpResponse = super().dispatch(request, *args, **kwargs)
+        return response
+
+    def put(self, request: HttpRequest, client_id: str, *args: Any, **kwargs: Any) -> HttpResponse:
+        auth = self._authenticate_registration_request(request, client_id)
+        if isinstance(auth, HttpResponse):
+            return auth
+        data = _metadata(request)
+        if data is not None:
+            kept = frozenset(auth.application.redirect_uris.split())
+            refusal = _metadata_refusal(data, admin=False, kept=kept)
+            if refusal is not None:
+                return refusal
+        response: HttpResponse = super().put(request, client_id, *args, **kwargs)
         return response

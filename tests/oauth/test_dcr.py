@@ -122,3 +122,13 @@ def test_it_registers_only_the_code_flow(settings: Any, cast: Cast) -> None:
     body = {**CLAUDE, "grant_types": ["client_credentials"]}
     status, answer = _register(body)
     assert status == 400 and answer["error"] == "invalid_client_metadata"
+
+
+@pytest.mark.parametrize("types", [["token"], ["code", "token"], "code"])
+def test_it_refuses_response_types_other_than_code(
+    settings: Any, cast: Cast, types: object
+) -> None:
+    _mode(settings, "open")
+    status, answer = _register({**CLAUDE, "response_types": types})
+    assert status == 400 and answer["error"] == "invalid_client_metadata"
+    assert _register({**CLAUDE, "response_types": ["code"]})[0] == 201
