@@ -7,6 +7,7 @@ from typing import Any
 
 import httpx
 import pytest
+from django.test import Client as DjangoClient
 from oauth2_provider.models import get_application_model
 
 from tests.conftest import Cast
@@ -96,3 +97,13 @@ def test_it_refuses_an_update_to_other_grants_or_the_token_response_type(
     implicit = _update(live, second, redirect_uris=[LOOPBACK], response_types=["token"])
     assert [grants.status_code, implicit.status_code] == [400, 400]
     assert implicit.json()["error"] == "invalid_client_metadata"
+
+
+def test_it_answers_404_when_registration_is_off(live: LiveServer, settings: Any) -> None:
+    client = _register(live)
+    settings.CTX = {**settings.CTX, "CTX_OAUTH_DCR_MODE": "off"}
+    token = {"HTTP_AUTHORIZATION": f"Bearer {client['registration_access_token']}"}
+    path = f"/o/register/{client['client_id']}/"
+    assert DjangoClient().get(path, **token).status_code == 404
+    assert DjangoClient().delete(path, **token).status_code == 404
+    assert get_application_model().objects.filter(client_id=client["client_id"]).exists()
