@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+from django.conf import settings
 from django.core.asgi import get_asgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ctx.settings")
@@ -14,6 +15,11 @@ django_app = get_asgi_application()  # sets Django up: the MCP modules import mo
 import ctx.celery  # noqa: E402, F401
 
 # --- MCP endpoint (ctx/mcp/app.py): /mcp, the lifespan the SDK needs, the access log ---------
+from ctx.guards import BodyLimit, DatabaseUnavailable  # noqa: E402
 from ctx.mcp.app import with_mcp  # noqa: E402
 
-app = with_mcp(django_app)  # type: ignore[arg-type]
+# Outermost: a body over the limit is refused before anything reads it (ctx/guards.py).
+app = BodyLimit(
+    DatabaseUnavailable(with_mcp(django_app)),  # type: ignore[arg-type]
+    settings.CTX["CTX_MAX_BODY_BYTES"],
+)

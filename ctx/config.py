@@ -167,6 +167,24 @@ KNOBS: tuple[Knob, ...] = (
         bounds=(0, 64),
     ),
     _knob(
+        "CTX_DB_POOL_TIMEOUT",
+        "float",
+        2.0,
+        "Seconds a request waits for a pooled connection (CTX_DB_POOL) before it answers 503 "
+        "`service_unavailable`: a database that is down or a pool that is exhausted answers "
+        "within this instead of hanging.",
+        bounds=(0.1, 60),
+    ),
+    _knob(
+        "CTX_MAX_BODY_BYTES",
+        "int",
+        8 * 1024 * 1024,
+        "Largest request body in bytes (every endpoint, /mcp too). A larger one is refused "
+        "with 413 `payload_too_large` before it is read: from its Content-Length, or counted "
+        "as it arrives when it has none.",
+        bounds=(65536, 268435456),
+    ),
+    _knob(
         "CTX_MAX_CONTENT_BYTES",
         "int",
         51200,

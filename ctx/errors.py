@@ -10,6 +10,8 @@ import logging
 from enum import StrEnum
 from typing import Any
 
+import psycopg
+from django.db import InterfaceError, OperationalError
 from django.http import JsonResponse
 from rest_framework import exceptions as drf
 from rest_framework.response import Response
@@ -108,6 +110,29 @@ class Unavailable(CtxError):
     code = ErrorCode.UNAVAILABLE
 
 
+DATABASE_RETRY_AFTER = 2  # seconds a client waits before retrying while the database is away
+# Django's wrappers and psycopg's own (the pool raises PoolTimeout, a psycopg OperationalError,
+# when no connection frees up within CTX_DB_POOL_TIMEOUT).
+_DATABASE_AWAY = (
+    OperationalError,
+    InterfaceError,
+    psycopg.OperationalError,
+    psycopg.InterfaceError,
+)
+
+
+def database_unavailable(exc: BaseException | None) -> Unavailable | None:
+    """The 503 for a database that is down, restarting or has no pooled connection free;
+    None for any other error. Such errors are transient: the client should retry, and an
+    operator should not read them as a bug (500)."""
+    if not isinstance(exc, _DATABASE_AWAY):
+        return None
+    return Unavailable(
+        "The database is unavailable; retry shortly.",
+        details={"retry_after": DATABASE_RETRY_AFTER},
+    )
+
+
 class SensitivityBlocked(CtxError):
     """Content above a provider's trust level was about to be sent to it; nothing was sent
     (ctx.trust.ensure_trusted). The message names levels and the provider, never content."""
@@ -144,6 +169,9 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         err = exc
     elif isinstance(exc, drf.APIException):
         err = _from_drf(exc)
+    elif (away := database_unavailable(exc)) is not None:
+        log.warning("database unavailable: %s", str(exc).strip().splitlines()[0:1])
+        err = away
     else:
         log.exception("unhandled error in %s", context.get("view").__class__.__name__)
         err = CtxError("Internal error.", code=ErrorCode.INTERNAL_ERROR)

@@ -100,7 +100,17 @@ _db["CONN_MAX_AGE"] = CTX["CTX_DB_CONN_MAX_AGE"]
 if CTX["CTX_DB_POOL"]:
     # Django hands a closed connection back to the pool; persistent connections are then off.
     _db["CONN_MAX_AGE"] = 0
-    _db["OPTIONS"]["pool"] = {"min_size": 1, "max_size": CTX["CTX_DB_POOL"], "timeout": 10}
+    # A request that gets no connection within the timeout answers 503 (ctx.errors): a
+    # database that is down or a pool that is used up must not hold requests for long.
+    # psycopg_pool retries a failed connection with back-off (1, 2, 4 … s) for 5 minutes: a
+    # database back after 20 s was used only at the next attempt, ~10 s later. Giving up
+    # after a few seconds lets the next request try at once.
+    _db["OPTIONS"]["pool"] = {
+        "min_size": 1,
+        "max_size": CTX["CTX_DB_POOL"],
+        "timeout": CTX["CTX_DB_POOL_TIMEOUT"],
+        "reconnect_timeout": 3.0,
+    }
 _db["CONN_HEALTH_CHECKS"] = True
 DATABASES = {"default": _db}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -129,7 +139,9 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = DATA_DIR / "static"
 
-DATA_UPLOAD_MAX_MEMORY_SIZE = 8 * 1024 * 1024  # a 500-block batch of short notes
+# Bodies over CTX_MAX_BODY_BYTES are refused before Django reads them (ctx.guards.BodyLimit);
+# Django's own check, at the same size, never fires first.
+DATA_UPLOAD_MAX_MEMORY_SIZE = CTX["CTX_MAX_BODY_BYTES"]
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["ctx.auth.ApiKeyAuthentication"],

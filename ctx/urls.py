@@ -1,11 +1,19 @@
 from __future__ import annotations
 
+import sys
+
 from django.contrib import admin
 from django.http import HttpRequest, JsonResponse
 from django.urls import include, path
 
 from ctx.api import views
-from ctx.errors import CtxError, ErrorCode, error_response
+from ctx.errors import (
+    DATABASE_RETRY_AFTER,
+    CtxError,
+    ErrorCode,
+    database_unavailable,
+    error_response,
+)
 from ctx.registry import views as setting_views
 from secrets import views as secret_views  # the project app (it shadows the stdlib module)
 
@@ -35,6 +43,13 @@ def not_found(request: HttpRequest, exception: Exception | None = None) -> JsonR
 
 
 def server_error(request: HttpRequest) -> JsonResponse:
+    """Django calls this inside its `except`: a database that is away answers 503, as the
+    API's exception handler does (ctx.errors.database_unavailable)."""
+    away = database_unavailable(sys.exc_info()[1])
+    if away is not None:
+        response = error_response(away)
+        response["Retry-After"] = str(DATABASE_RETRY_AFTER)
+        return response
     return error_response(CtxError("Internal error.", code=ErrorCode.INTERNAL_ERROR))
 
 

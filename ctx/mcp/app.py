@@ -170,6 +170,9 @@ def with_mcp(django_app: ASGIApp) -> ASGIApp:
         streamable_http_path=public.MCP_PATH,
         stateless_http=True,
         json_response=True,
+        # ctx.guards refuses larger bodies first, with the envelope (the SDK's own limit, 4 MiB
+        # by default, answered a plain-text 413 and kept the connection waiting).
+        max_request_body_size=settings.CTX["CTX_MAX_BODY_BYTES"],
         # The guard validates Host and Origin against ctx's own settings.
         transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
     )
