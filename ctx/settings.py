@@ -122,8 +122,12 @@ CELERY_TASK_TIME_LIMIT = 300  # set globally (conventions §9); tasks own only t
 CELERY_TASK_SOFT_TIME_LIMIT = 240
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ACKS_LATE = True
+# Nothing reads task results: storing them cost a Redis write per task, and a publisher that
+# expects a result subscribes to its channel first (one more round trip, one more connection).
+CELERY_TASK_IGNORE_RESULT = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-# A broker outage must not hang a request that enqueues after commit.
+# Requests never publish themselves (ctx.broker publishes on a thread, with socket timeouts);
+# these bound the retries of the workers' and beat's own publishes.
 CELERY_BROKER_TRANSPORT_OPTIONS = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2}
 CELERY_BEAT_SCHEDULE = {
     "embedding-backfill": {"task": "retrieval.backfill", "schedule": 60.0},

@@ -14,6 +14,7 @@ from celery import shared_task
 from django.conf import settings
 from django.utils import timezone
 
+from ctx import broker
 from dream import digest, scheduler
 from dream.cycle import run_cycles, worker_name
 
@@ -53,13 +54,18 @@ def _broker() -> bool:
     return bool(settings.CELERY_BROKER_URL)
 
 
+# The two below run after a commit, in requests and tasks: published on the process's broker
+# thread (ctx.broker), so a broker outage never holds a request; the feed catches up on what
+# is lost.
+
+
 def enqueue_run() -> None:
     """After new embeddings commit: run cycles now rather than at the next feed."""
     if _broker():
-        run.apply_async(retry=False)
+        broker.send(run.name)
 
 
 def enqueue_digest(scope_id: int) -> None:
     if _broker():
         countdown = settings.CTX["CTX_DIGEST_DEBOUNCE_SECONDS"]
-        build_digest.apply_async(args=[scope_id], countdown=countdown, retry=False)
+        broker.send(build_digest.name, (scope_id,), countdown=countdown)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
+from ctx import broker
 from retrieval import indexing, termstats
 
 
@@ -33,8 +34,9 @@ def enqueue_embedding(block_ids: list[str]) -> None:
     # One task per embedding batch, not per write: a 500-block batch store as one task kept
     # one worker process busy while the other idled (each runs the model on its share of the
     # cores, ctx.runtime.launcher).
+    # Published on the process's broker thread: the request never waits for Redis (ctx.broker).
     for batch in task_batches(block_ids):
-        embed_blocks.apply_async(args=[batch], retry=False)
+        broker.send(embed_blocks.name, (batch,))
 
 
 def task_batches(block_ids: list[str]) -> list[list[str]]:

@@ -13,6 +13,7 @@ import pytest
 import redis
 from django.conf import settings
 
+from ctx import broker as publisher
 from ctx.models import Block, BlockChunk, TemporalAnchor
 from retrieval import indexing
 from tests.conftest import Cast, snapshot
@@ -28,6 +29,7 @@ BLOCKS = [
 
 def _queued_embeddings() -> list[list[str]]:
     """The block ids of every embedding task waiting on the broker (the suite's Redis)."""
+    assert publisher.flush(), "the messages this process queued reach Redis (ctx.broker)"
     url = str(settings.CELERY_BROKER_URL)
     if url.startswith("redis+socket://"):  # kombu's name for the embedded unix socket
         broker = redis.Redis(unix_socket_path=url.removeprefix("redis+socket://"))
