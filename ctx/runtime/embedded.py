@@ -49,6 +49,7 @@ class Embedded:
                 self._redis.kill()
             self._redis = None
         if self._pg is not None:
+            _follow_postmaster(self._pg)
             self._pg.cleanup()
             self._pg = None
         for path in self._cleanup_dirs:
@@ -57,36 +58,62 @@ class Embedded:
 
 def _tune_postgres(server: Any) -> None:
     """Write our settings to postgresql.auto.conf once and restart to apply them."""
-    from pgserver import _commands
-    from pgserver.utils import PostmasterInfo
-
     conf = Path(server.pgdata) / "postgresql.auto.conf"
     marker = "# ctx tuning"
     if marker in conf.read_text():
         return
     with conf.open("a") as fh:
         fh.write("\n".join([marker] + [f"{k} = '{v}'" for k, v in PG_SETTINGS.items()]) + "\n")
-    socket_dir = server.get_postmaster_info().socket_dir
+    postgres_ctl(Path(server.pgdata), "restart")
+    _follow_postmaster(server)
+
+
+def _follow_postmaster(server: Any) -> None:
+    """pgserver stops the server by the pid it saw at start; point it at the running postmaster
+    (after our restart, or one an operator restarted by hand), so that stop() stops it."""
+    info = _postmaster(Path(server.pgdata))
+    if info is not None:
+        server._postmaster_info = info
+
+
+def _postmaster(pgdata: Path) -> Any:
+    """The running postmaster's info (pgserver's PostmasterInfo), or None."""
+    from pgserver.utils import PostmasterInfo
+
+    try:
+        info = PostmasterInfo.read_from_pgdata(pgdata)
+    except Exception:  # a postmaster.pid being written or removed: not (yet) running
+        return None
+    return info if info is not None and info.is_running() else None
+
+
+def postgres_ctl(pgdata: Path, action: str, *, socket_dir: Path | None = None) -> None:
+    """`pg_ctl start|stop|restart` on the embedded cluster, as pgserver runs it: unix socket
+    only, fast shutdown, as pgserver's system user. `start` needs the socket directory
+    (postmaster.pid names it while the server runs: `socket_dir_of`)."""
+    from pgserver import _commands
+
+    args = ["-w", action, "-m", "fast"] if action != "start" else ["-w", action]
+    if action != "stop":
+        socket_dir = socket_dir or socket_dir_of(pgdata)
+        assert socket_dir is not None, "the server is not running: give its socket directory"
+        args += ["-o", '-h ""', "-o", f"-k {socket_dir}", "-l", str(pgdata / "log")]
     pg_ctl = getattr(_commands, "pg_ctl")  # noqa: B009 - created at import by pgserver
-    pg_ctl(
-        [
-            "-w",
-            "restart",
-            "-m",
-            "fast",
-            "-o",
-            '-h ""',
-            "-o",
-            f"-k {socket_dir}",
-            "-l",
-            str(server.log),
-        ],
-        pgdata=server.pgdata,
-        user=server.system_user,
-        timeout=30,
-    )
-    # pgserver stops the server by the pid it saw at start; point it at the new postmaster.
-    server._postmaster_info = PostmasterInfo.read_from_pgdata(server.pgdata)
+    user = "pgserver" if os.geteuid() == 0 else None  # pgserver runs PostgreSQL so as root
+    pg_ctl(args, pgdata=pgdata, user=user, timeout=60)
+
+
+def postgres_running(pgdata: Path) -> bool:
+    """Whether the embedded cluster's postmaster (named in postmaster.pid) is alive."""
+    return _postmaster(pgdata) is not None
+
+
+def socket_dir_of(pgdata: Path) -> Path | None:
+    """The running embedded server's socket directory (from postmaster.pid), or None."""
+    from pgserver.utils import PostmasterInfo
+
+    info = PostmasterInfo.read_from_pgdata(pgdata)
+    return info.socket_dir if info is not None else None
 
 
 def start_postgres(data_dir: Path, *, temporary: bool = False) -> tuple[Any, str]:
@@ -150,6 +177,7 @@ def start_redis(run_dir: Path) -> tuple[subprocess.Popen[bytes], str]:
         ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        start_new_session=True,  # Ctrl-C reaches the launcher, which stops Redis last
     )
     deadline = time.monotonic() + 10
     while not sock.exists():

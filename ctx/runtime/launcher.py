@@ -13,11 +13,13 @@ import subprocess
 import sys
 import time
 import urllib.request
+from functools import partial
 from pathlib import Path
 from types import FrameType
 
 from ctx import config
 from ctx.runtime import embedded
+from ctx.runtime.supervisor import Child, Supervisor, say, session
 from rls.role import runtime_database_url
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -47,9 +49,11 @@ def _load_or_exit() -> dict[str, object]:
 
 
 def free_port(host: str, preferred: int) -> int:
-    """The preferred port if it is free, else one the kernel picks."""
+    """The preferred port if it is free, else one the kernel picks. SO_REUSEADDR as uvicorn
+    binds: a port left only in TIME_WAIT by the previous run is free for it."""
     for port in (preferred, 0):
         with socket.socket() as s:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             try:
                 s.bind((host, port))
             except OSError:
@@ -88,36 +92,27 @@ def _runtime_url(handles: embedded.Embedded) -> str | None:
     return runtime_database_url(handles.database_url) if handles.database_url else None
 
 
-def _spawn(
-    values: dict[str, object], data_dir: Path, port: int, *, runtime_url: str | None = None
-) -> list[subprocess.Popen[bytes]]:
+def uvicorn_args(values: dict[str, object], port: int, workers: int = 2) -> list[str]:
+    """The web server's command line after the interpreter (tests start it the same way)."""
+    args = ["-m", "uvicorn", "ctx.asgi:app", "--host", str(values["CTX_HOST"])]
+    args += ["--port", str(port), "--workers", str(workers)]
+    # uvicorn kills a worker that misses a 5 s health ping; a busy worker on a loaded 2-core
+    # machine can, which reset connections mid-ingest (measured).
+    args += ["--log-level", "warning", "--timeout-worker-healthcheck", "60"]
+    if not values["CTX_TRUST_PROXY"]:
+        # uvicorn trusts X-Forwarded-For/-Proto from loopback by default: any local client
+        # could claim another address (the DCR per-IP limit, the access log) or https.
+        args.append("--no-proxy-headers")
+    return args
+
+
+def _commands(values: dict[str, object], data_dir: Path, port: int) -> dict[str, list[str]]:
     py = sys.executable
-    run_dir = data_dir / "run"
-    commands = [
-        [
-            py,
-            "-m",
-            "uvicorn",
-            "ctx.asgi:app",
-            "--host",
-            str(values["CTX_HOST"]),
-            "--port",
-            str(port),
-            "--workers",
-            "2",
-            "--log-level",
-            "warning",
-            # uvicorn kills a worker that misses a 5 s health ping; a busy worker on a loaded
-            # 2-core machine can, which reset connections mid-ingest (measured).
-            "--timeout-worker-healthcheck",
-            "60",
-        ],
-        [
-            py,
-            "-m",
-            "celery",
-            "-A",
-            "ctx",
+    celery = [py, "-m", "celery", "-A", "ctx"]
+    commands = {
+        "web": [py, *uvicorn_args(values, port)],
+        "worker": [
+            *celery,
             "worker",
             "--loglevel",
             "warning",
@@ -126,30 +121,38 @@ def _spawn(
             "--hostname",
             f"ctx-{os.getpid()}@%h",
         ],
-        [
-            py,
-            "-m",
-            "celery",
-            "-A",
-            "ctx",
+        "beat": [
+            *celery,
             "beat",
             "--loglevel",
             "warning",
             "--schedule",
-            str(run_dir / "celerybeat-schedule"),
+            str(data_dir / "run" / "celerybeat-schedule"),
         ],
-    ]
+    }
     if not values["CTX_WORKERS"]:
-        commands = commands[:1] + commands[2:]
-    envs = [_thread_env(c, values) for c in commands]
-    if runtime_url:
-        for env in envs:
+        del commands["worker"]
+    return commands
+
+
+def _children(
+    values: dict[str, object], data_dir: Path, port: int, *, runtime_url: str | None = None
+) -> list[Child]:
+    """web, worker and beat as supervised children (not started yet)."""
+    children = []
+    for name, command in _commands(values, data_dir, port).items():
+        env = _thread_env(command, values)
+        if runtime_url:
             env["DATABASE_URL"] = runtime_url
-    procs = [subprocess.Popen(c, cwd=ROOT, env=e) for c, e in zip(commands, envs, strict=True)]  # noqa: S603
-    for proc, command in zip(procs, commands, strict=True):
-        if "worker" in command:
-            _yield_to_requests(proc.pid)
-    return procs
+        children.append(Child(name, partial(_popen, name, command, env)))
+    return children
+
+
+def _popen(name: str, command: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
+    proc = subprocess.Popen(command, cwd=ROOT, env=env, **session())  # noqa: S603
+    if name == "worker":
+        _yield_to_requests(proc.pid)
+    return proc
 
 
 WORKER_NICE = 10
@@ -184,15 +187,40 @@ def _thread_env(command: list[str], values: dict[str, object]) -> dict[str, str]
     return env
 
 
-def _stop(procs: list[subprocess.Popen[bytes]]) -> None:
-    for p in procs:
-        if p.poll() is None:
-            p.send_signal(signal.SIGTERM)
-    for p in procs:
-        try:
-            p.wait(15)
-        except subprocess.TimeoutExpired:
-            p.kill()
+def _supervise(handles: embedded.Embedded, data_dir: Path, children: list[Child]) -> Supervisor:
+    """The supervisor of web, worker, beat and (when embedded) Redis, which is handed over
+    from `handles` so that a restarted Redis is the one stopped at the end."""
+    sup = Supervisor()
+    for child in children:
+        sup.add(child)
+    if handles._redis is not None:
+        run_dir = data_dir / "run"
+        redis = sup.add(Child("redis", lambda: embedded.start_redis(run_dir)[0]))
+        redis.proc, redis.started_at = handles._redis, time.monotonic()
+        handles._redis = None
+    return sup
+
+
+class PostgresWatch:
+    """Says in the log when the embedded PostgreSQL goes away and comes back. It is not
+    restarted by ctx: an operator may have stopped it; requests answer 503 meanwhile."""
+
+    def __init__(self, handles: embedded.Embedded, data_dir: Path) -> None:
+        self.pgdata = data_dir / "pg" if handles._pg is not None else None
+        self.up = True
+
+    def poll(self) -> None:
+        if self.pgdata is None:
+            return
+        up = embedded.postgres_running(self.pgdata)
+        if up != self.up:
+            self.up = up
+            say(
+                "PostgreSQL is back"
+                if up
+                else "PostgreSQL is not running; requests answer 503 until it is back "
+                "(ctx does not restart it)"
+            )
 
 
 def run() -> int:
@@ -200,7 +228,7 @@ def run() -> int:
     data_dir = (ROOT / str(values["CTX_DATA_DIR"])).resolve()
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ctx.settings")
     handles = embedded.start(data_dir)
-    procs: list[subprocess.Popen[bytes]] = []
+    sup = Supervisor()
     stopping = False
 
     def on_signal(signum: int, frame: FrameType | None) -> None:
@@ -214,14 +242,21 @@ def run() -> int:
         first_key = _manage("bootstrap", capture=True).strip()
         port = free_port(str(values["CTX_HOST"]), int(str(values["CTX_PORT"])))
         url = f"http://{values['CTX_HOST']}:{port}"
-        procs = _spawn(values, data_dir, port, runtime_url=_runtime_url(handles))
-        _wait_healthy(url, procs)
+        children = _children(values, data_dir, port, runtime_url=_runtime_url(handles))
+        sup = _supervise(handles, data_dir, children)
+        for child in children:
+            child.launch()
+        _wait_healthy(url, [c.proc for c in children if c.proc is not None])
         _banner(url, first_key, data_dir)
-        while not stopping and all(p.poll() is None for p in procs):
+        watch = PostgresWatch(handles, data_dir)
+        while not stopping:
+            sup.poll()
+            watch.poll()
             time.sleep(0.5)
     finally:
-        print("ctx: stopping…", file=sys.stderr)
-        _stop(procs)
+        say("stopping…")
+        sup.stop(["web", "worker", "beat"])
+        sup.stop(["redis"])  # last: the workers stop without broker errors
         handles.stop()
     return 0
 
