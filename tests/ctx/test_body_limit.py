@@ -4,16 +4,22 @@ server reads them, on the API and on /mcp, on a real uvicorn (tests/mcp/live.py)
 from __future__ import annotations
 
 import json
+import re
 import select
 import socket
+import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import httpx
 import pytest
+from django.db import connection
 
 from tests.conftest import Cast
-from tests.mcp.live import LiveServer, shared
+from tests.mcp.live import LiveServer, shared, start
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -111,3 +117,52 @@ def test_it_still_takes_a_large_body_under_the_limit(live: LiveServer, cast: Cas
         sock.sendall(head.replace(b"\r\n\r\n", b"\r\nConnection: close\r\n\r\n") + body)
         status, answer = _response(sock)
     assert status == 200 and len(answer["results"]) == 400
+
+
+def _rss_mb(pid: int) -> float:
+    status = (Path("/proc") / str(pid) / "status").read_text()
+    return int(re.search(r"VmRSS:\s+(\d+)", status).group(1)) / 1024  # type: ignore[union-attr]
+
+
+def _uvicorn_pid(port: int) -> int:
+    """The uvicorn process serving `port` (a child of this test run)."""
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                cmdline = (entry / "cmdline").read_text().split("\0")
+            except OSError:
+                continue
+            if "uvicorn" in cmdline and str(port) in cmdline:
+                return int(entry.name)
+    raise AssertionError(f"no uvicorn on port {port}")
+
+
+@pytest.fixture
+def own_server(settings: Any, tmp_path: Path) -> Iterator[LiveServer]:
+    name = connection.settings_dict["NAME"]
+    yield from start(name, settings.SECRET_KEY, tmp_path / "uvicorn.log", CTX_DB_POOL="6")
+
+
+def _store_all(server: LiveServer, key: str, body: dict[str, Any], count: int) -> set[int]:
+    headers = {"X-Context-Key": key}
+    with (
+        httpx.Client(base_url=server.url, headers=headers, timeout=60) as c,
+        ThreadPoolExecutor(5) as pool,
+    ):
+        return set(pool.map(lambda _: c.post("/api/store", json=body).status_code, range(count)))
+
+
+def test_it_gives_back_the_memory_of_large_bodies(own_server: LiveServer, cast: Cast) -> None:
+    """Fifty 5 MB stores (each refused: a block holds at most 50 KB) on a server of its own:
+    the memory they took is freed and returned, not kept by the worker (it grew by hundreds
+    of MB for good, the bodies held by reference cycles until a rare full collection)."""
+    pid = _uvicorn_pid(urlsplit(own_server.url).port or 0)
+    small = {"category": "m", "title": "warm", "content": "warm up the worker"}
+    assert _store_all(own_server, cast.owner.key or "", small, 1) == {201}
+    before = _rss_mb(pid)
+    big = {"category": "m", "title": "big", "content": "x" * (5 * CHUNK)}
+    assert _store_all(own_server, cast.owner.key or "", big, 50) == {413}
+    deadline = time.monotonic() + 15  # freed once the large bodies stopped (ctx.guards)
+    while _rss_mb(pid) - before >= 100 and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert _rss_mb(pid) - before < 100
