@@ -42,7 +42,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.common import ServerInfo, emit, private_server
 from bench.load import awaiting
 from bench.store_search import corpus
-from bench.traffic import Recorder, Sample, Serial, Texts, errors, run_clients, summarize, verify
+from bench.traffic import (
+    Recorder,
+    Sample,
+    Texts,
+    errors,
+    run_clients,
+    summarize,
+    verify,
+    warm_up,
+)
 from ctx.runtime.embedded import postgres_ctl, socket_dir_of
 
 BEFORE = 10.0  # seconds of traffic before the fault
@@ -233,7 +242,7 @@ def during(samples: list[Sample], window: Window) -> list[Sample]:
 def run_fault(fault: Fault, texts: Texts, warm_texts: Texts, clients: int) -> dict[str, Any]:
     with private_server(workers=2, prefix=f"ctx-fault-{fault.name}-") as server:
         assert server.process is not None
-        warm(server, warm_texts)
+        warm_up(server.url, server.key, warm_texts)
         before = processes(server.process.pid)
         out = asyncio.run(_traffic_with_fault(server, fault, texts, clients))
         rec, window = out.rec, out.window
@@ -261,30 +270,6 @@ def run_fault(fault: Fault, texts: Texts, warm_texts: Texts, clients: int) -> di
 def _slowest_error(samples: list[Sample]) -> float | None:
     failed = [s.latency * 1000 for s in samples if not s.status.startswith("2")]
     return round(max(failed), 1) if failed else None
-
-
-def warm(server: ServerInfo, texts: Texts) -> None:
-    """Both web workers load their models before the clock starts (not recorded): 15 s of
-    traffic, then until ten requests in a row succeeded within 2 s (at most 120 s more)."""
-    rec = Recorder()
-    stop = asyncio.Event()
-
-    async def go() -> None:
-        asyncio.get_running_loop().call_later(15, stop.set)
-        await run_clients(server.url, server.key, texts, rec, stop, clients=6, serial=Serial())
-
-    asyncio.run(go())
-    headers = {"X-Context-Key": server.key}
-    streak, deadline = 0, time.monotonic() + 120
-    with httpx.Client(base_url=server.url, headers=headers, timeout=30) as c:
-        while streak < 10 and time.monotonic() < deadline:
-            start = time.monotonic()
-            try:
-                resp = c.post("/api/query", json={"query": texts.questions[streak], "limit": 10})
-                fast = resp.status_code == 200 and time.monotonic() - start < 2
-            except httpx.TransportError:
-                fast = False
-            streak = streak + 1 if fast else 0
 
 
 def main() -> None:

@@ -26,7 +26,16 @@ import httpx
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.common import ServerInfo, emit, private_server
 from bench.store_search import corpus
-from bench.traffic import Recorder, Serial, Texts, errors, run_clients, summarize, verify
+from bench.traffic import (
+    Recorder,
+    Serial,
+    Texts,
+    errors,
+    run_clients,
+    summarize,
+    verify,
+    warm_up,
+)
 
 
 def seed(server: ServerInfo, texts: Texts, blocks: int) -> None:
@@ -74,8 +83,8 @@ async def timed_run(
 
 
 def measure(server: ServerInfo, texts: Texts, args: argparse.Namespace) -> dict[str, Any]:
-    serial = Serial()  # one numbering: every measured store creates a new block
-    asyncio.run(timed_run(server, texts, min(args.clients, 10), args.warmup, serial))  # warm
+    warm_up(server.url, server.key, Texts(texts.contents[-500:], texts.questions))
+    serial = Serial()
     load_before = os.getloadavg()
     rec = asyncio.run(timed_run(server, texts, args.clients, args.seconds, serial))
     load_after = os.getloadavg()
@@ -100,7 +109,6 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--seconds", type=float, default=60)
-    parser.add_argument("--warmup", type=float, default=15)
     parser.add_argument("--seed-blocks", type=int, default=1000)
     parser.add_argument("--url")
     parser.add_argument("--key")

@@ -15,11 +15,14 @@ django_app = get_asgi_application()  # sets Django up: the MCP modules import mo
 import ctx.celery  # noqa: E402, F401
 
 # --- MCP endpoint (ctx/mcp/app.py): /mcp, the lifespan the SDK needs, the access log ---------
-from ctx.guards import BodyLimit, DatabaseUnavailable  # noqa: E402
+from ctx.gate import RequestGate  # noqa: E402
+from ctx.guards import ASGIApp, BodyLimit, DatabaseUnavailable  # noqa: E402
 from ctx.mcp.app import with_mcp  # noqa: E402
 
-# Outermost: a body over the limit is refused before anything reads it (ctx/guards.py).
-app = BodyLimit(
-    DatabaseUnavailable(with_mcp(django_app)),  # type: ignore[arg-type]
-    settings.CTX["CTX_MAX_BODY_BYTES"],
-)
+served: ASGIApp = DatabaseUnavailable(with_mcp(django_app))  # type: ignore[arg-type]
+if settings.CTX["CTX_DB_POOL"]:  # as many requests at once as the pool has connections
+    served = RequestGate(
+        served, settings.CTX["CTX_DB_POOL"], settings.CTX["CTX_REQUEST_QUEUE_SECONDS"]
+    )
+# Outermost: a body over the limit is refused before anything reads it or waits (ctx/guards.py).
+app = BodyLimit(served, settings.CTX["CTX_MAX_BODY_BYTES"])

@@ -176,6 +176,16 @@ KNOBS: tuple[Knob, ...] = (
         bounds=(0.1, 60),
     ),
     _knob(
+        "CTX_REQUEST_QUEUE_SECONDS",
+        "float",
+        30.0,
+        "With a pool (CTX_DB_POOL), a web worker runs as many requests at once as the pool has "
+        "connections and queues the others; one that waited this long answers 503 "
+        "`service_unavailable` (all running requests stuck, or more clients than the server "
+        "can serve).",
+        bounds=(0.1, 600),
+    ),
+    _knob(
         "CTX_MAX_BODY_BYTES",
         "int",
         8 * 1024 * 1024,

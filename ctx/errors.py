@@ -7,6 +7,7 @@ envelope. Views never build error bodies. MCP maps the same codes.
 from __future__ import annotations
 
 import logging
+import time
 from enum import StrEnum
 from typing import Any
 
@@ -121,12 +122,22 @@ _DATABASE_AWAY = (
 )
 
 
+_database_away_at = 0.0  # when a request last found the database unavailable (monotonic)
+
+
+def database_away_at() -> float:
+    """When a request of this process last found the database unavailable (ctx.gate)."""
+    return _database_away_at
+
+
 def database_unavailable(exc: BaseException | None) -> Unavailable | None:
     """The 503 for a database that is down, restarting or has no pooled connection free;
     None for any other error. Such errors are transient: the client should retry, and an
     operator should not read them as a bug (500)."""
+    global _database_away_at
     if not isinstance(exc, _DATABASE_AWAY):
         return None
+    _database_away_at = time.monotonic()
     return Unavailable(
         "The database is unavailable; retry shortly.",
         details={"retry_after": DATABASE_RETRY_AFTER},

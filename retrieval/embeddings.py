@@ -163,6 +163,8 @@ def embed_texts(texts: Sequence[str], *, kind: EmbedKind, level: str) -> list[li
     provider = get_embedder()
     kind_name = provider.name.split(":", 1)[0]  # local | e5 | ollama | openai
     ensure_trusted("embed", highest(level, detect_all(texts).level), kind_name)
+    if kind == "passage":  # in a request (a store's hint): no connection held meanwhile
+        parallel.release_connection()
     return provider.embed(texts, kind=kind)
 
 

@@ -68,7 +68,9 @@ def test_it_answers_503_everywhere_while_the_database_is_down(
 def one_connection(settings: Any, tmp_path: Path) -> Iterator[LiveServer]:
     settings.CELERY_BROKER_URL = ""
     name = connection.settings_dict["NAME"]
-    env = {"CTX_DB_POOL": "1", "CTX_GUARD_HINTS": "false"}
+    # One connection, so one request at a time (ctx.gate): the next one queues, and answers
+    # 503 when the running one does not finish within the queue's bound.
+    env = {"CTX_DB_POOL": "1", "CTX_GUARD_HINTS": "false", "CTX_REQUEST_QUEUE_SECONDS": "2"}
     yield from start(name, settings.SECRET_KEY, tmp_path / "uvicorn.log", **env)
 
 

@@ -1,0 +1,110 @@
+"""At most as many requests of a web worker run at once as its pool has connections.
+
+Under ASGI every request runs on a thread of its own and holds a pooled connection from its
+first statement to its end. With 50 clients, 25 requests per worker shared one core and six
+connections: each ran many times slower while it held its connection, and the others waited
+for the pool until they answered 503 after CTX_DB_POOL_TIMEOUT (measured: about half the
+answers). The gate lets `slots` requests run and keeps the others waiting in the event loop,
+where they hold neither a thread nor a connection, first come first served.
+
+A waiting request answers 503 `service_unavailable` instead of running
+- at once, when a request that ran meanwhile found the database unavailable (the others need
+  not queue to hear the same: ctx.errors.database_unavailable),
+- after CTX_REQUEST_QUEUE_SECONDS in the queue (the running requests are stuck, or the
+  server has more clients than it can serve).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import deque
+from enum import Enum
+
+from ctx.errors import CtxError, ErrorCode, database_away_at
+from ctx.guards import ASGIApp, Message, Receive, Scope, Send, respond
+
+RETRY_AFTER = 2
+
+
+class Turn(Enum):
+    GRANTED = "granted"
+    BUSY = "busy"  # waited too long
+    AWAY = "away"  # a request that ran meanwhile found the database unavailable
+
+
+class Slots:
+    """A first-come-first-served counting semaphore with a bounded wait."""
+
+    def __init__(self, slots: int, longest: float) -> None:
+        self.free = slots
+        self.longest = longest
+        self.waiters: deque[asyncio.Future[Turn]] = deque()
+
+    async def acquire(self) -> Turn:
+        if self.free > 0 and not self.waiters:
+            self.free -= 1
+            return Turn.GRANTED
+        turn: asyncio.Future[Turn] = asyncio.get_running_loop().create_future()
+        self.waiters.append(turn)
+        try:
+            return await asyncio.wait_for(asyncio.shield(turn), self.longest)
+        except TimeoutError:
+            return Turn.GRANTED if self._leave(turn) else Turn.BUSY
+        except asyncio.CancelledError:  # the client went away while it waited
+            if self._leave(turn):
+                self.release()  # the slot handed to us goes on to the next one
+            raise
+
+    def _leave(self, turn: asyncio.Future[Turn]) -> bool:
+        """Leave the queue; True when a slot had been handed to us meanwhile."""
+        if turn.done():
+            return not turn.cancelled() and turn.result() is Turn.GRANTED
+        if turn in self.waiters:
+            self.waiters.remove(turn)
+        turn.cancel()
+        return False
+
+    def release(self) -> None:
+        while self.waiters:
+            turn = self.waiters.popleft()
+            if not turn.done():
+                turn.set_result(Turn.GRANTED)  # the slot passes straight to the next in line
+                return
+        self.free += 1
+
+    def database_away(self) -> None:
+        """Everyone waiting answers 503 now, as the request that just found it out did."""
+        while self.waiters:
+            turn = self.waiters.popleft()
+            if not turn.done():
+                turn.set_result(Turn.AWAY)
+
+
+class RequestGate:
+    """ASGI middleware: HTTP requests run `slots` at a time (see the module's docstring)."""
+
+    def __init__(self, app: ASGIApp, slots: int, longest: float) -> None:
+        self.app = app
+        self.slots = Slots(slots, longest)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        turn = await self.slots.acquire()
+        if turn is not Turn.GRANTED:
+            message = "The server is busy" if turn is Turn.BUSY else "The database is unavailable"
+            err = CtxError(f"{message}; retry shortly.", code=ErrorCode.UNAVAILABLE)
+            return await respond(send, err, {"retry-after": str(RETRY_AFTER)})
+
+        started = time.monotonic()
+
+        async def watch(message: Message) -> None:
+            if message["type"] == "http.response.start" and database_away_at() >= started:
+                self.slots.database_away()
+            await send(message)
+
+        try:
+            await self.app(scope, receive, watch)
+        finally:
+            self.slots.release()
