@@ -7,6 +7,7 @@ from typing import Any
 from django.conf import settings
 from django.core.checks import Error, register
 
+from ctx import hooks
 from ctx.models import EMBED_DIM
 
 
@@ -35,9 +36,7 @@ def check_llm_settings(app_configs: Any, **kwargs: Any) -> list[Error]:
 @register()
 def check_query_stages(app_configs: Any, **kwargs: Any) -> list[Error]:
     """ctx.E012: every name in CTX_QUERY_STAGES must be a registered stage."""
-    from retrieval.stages import registry
-
-    known = registry()
+    known = hooks.QUERY_STAGES.as_dict()
     unknown = [n for n in settings.CTX["CTX_QUERY_STAGES"] if n not in known]
     if not unknown:
         return []

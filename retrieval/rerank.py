@@ -174,24 +174,24 @@ def blend(fusion: Sequence[float], rerank: Sequence[float], weight: float) -> li
 class Rerank(Stage):
     name = "rerank"
 
-    def run(self, ctx: QueryContext, hits: list[Hit]) -> list[Hit]:
+    def run(self, qc: QueryContext, hits: list[Hit]) -> list[Hit]:
         backend = get_backend()
         if backend is None or len(hits) < 2:
-            ctx.explain[self.name] = "skipped: no backend" if backend is None else "skipped"
+            qc.explain[self.name] = "skipped: no backend" if backend is None else "skipped"
             return hits
-        cfg = registry.values(ctx.principal.tenant_id)
+        cfg = registry.values(qc.principal.tenant_id)
         head, tail = hits[: cfg["CTX_RERANK_TOP_N"]], hits[cfg["CTX_RERANK_TOP_N"] :]
         budget = cfg["CTX_RERANK_BUDGET_MS"] / 1000
         started = time.perf_counter()
         try:
-            ensure_trusted("rerank", _level(ctx, head), backend.name)  # before any byte leaves
-            scores = backend.score(ctx.query, [_doc(h) for h in head], budget_s=budget)
+            ensure_trusted("rerank", _level(qc, head), backend.name)  # before any byte leaves
+            scores = backend.score(qc.query, [_doc(h) for h in head], budget_s=budget)
         except SensitivityBlocked as exc:  # an optional stage: nothing sent, fusion order stands
             blocked = {"backend": backend.name, "status": "blocked", **(exc.details or {})}
-            ctx.explain[self.name] = blocked
+            qc.explain[self.name] = blocked
             return hits
         except Exception as exc:
-            ctx.explain[self.name] = {
+            qc.explain[self.name] = {
                 "backend": backend.name,
                 "status": "failed open",
                 "error": type(exc).__name__,
@@ -201,7 +201,7 @@ class Rerank(Stage):
             return hits
         elapsed = time.perf_counter() - started
         if elapsed > budget:
-            ctx.explain[self.name] = {
+            qc.explain[self.name] = {
                 "backend": backend.name,
                 "status": "over budget",
                 "ms": round(elapsed * 1000, 1),
@@ -213,7 +213,7 @@ class Rerank(Stage):
             hit.stages["rerank"] = round(raw, 4)
             hit.score = value * top  # keep the fusion scale for later stages and the tail
         head.sort(key=lambda h: h.score, reverse=True)
-        ctx.explain[self.name] = {
+        qc.explain[self.name] = {
             "backend": backend.name,
             "status": "ok",
             "n": len(head),
@@ -222,10 +222,10 @@ class Rerank(Stage):
         return head + tail
 
 
-def _level(ctx: QueryContext, head: list[Hit]) -> str:
+def _level(qc: QueryContext, head: list[Hit]) -> str:
     """The highest sensitivity among what the judge would read: the query and the blocks."""
     blocks = [h.block.sensitivity for h in head if h.block is not None]
-    return highest(text_level(ctx.query), *blocks)
+    return highest(text_level(qc.query), *blocks)
 
 
 def _doc(hit: Hit) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+from ctx import hooks
 from ctx.errors import NotFound
 from ctx.models import Scope
 from ctx.principal import Principal
@@ -15,9 +16,9 @@ from .models import Secret
 # One body for "missing" and "not yours": a stranger learns nothing from a 404.
 NOT_FOUND_MESSAGE = "Secret not found."
 
-# Whatever uses a secret (settings rows, provider configs, …) registers a finder here that names
-# its users; DELETE refuses while any finder answers (the settings registry registers one).
-REFERENCE_FINDERS: list[Callable[[Secret], Iterable[str]]] = []
+# Whatever uses a secret (settings rows, provider configs, …) registers a finder at the hook
+# point that names its users; DELETE refuses while any finder answers.
+REFERENCE_FINDERS: Iterable[Callable[[Secret], Iterable[str]]] = hooks.SECRET_REFERENCES
 
 
 def references(secret: Secret) -> list[str]:

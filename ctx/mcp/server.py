@@ -41,7 +41,7 @@ class ToolSpec:
 
 TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec("query", "Ask the knowledge base", tools.query, read_only=True),
-    ToolSpec("search", "Search by keywords", tools.search, read_only=True),
+    ToolSpec("search", "Search by keywords", tools.search_, read_only=True),
     ToolSpec("get", "Read a block", tools.get, read_only=True),
     ToolSpec("recent", "Recently updated blocks", tools.recent, read_only=True),
     # store replaces the block with the same category and title: not purely additive.

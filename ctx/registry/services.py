@@ -13,6 +13,7 @@ from typing import Any
 
 from django.db import transaction
 
+from ctx import hooks
 from ctx.config import KNOBS_BY_NAME, Knob, _check_bounds
 from ctx.errors import NotFound, ValidationFailed
 from ctx.models import Tenant
@@ -80,9 +81,7 @@ def _as_text(knob: Knob, raw: Any) -> str:
 
 
 def _known_stages(value: list[str]) -> list[str]:
-    from retrieval.stages import registry
-
-    known = registry()
+    known = hooks.QUERY_STAGES.as_dict()
     return [f"CTX_QUERY_STAGES: unknown stage '{n}'" for n in value if n not in known]
 
 
