@@ -139,7 +139,6 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "ctx.errors.exception_handler",
     "UNAUTHENTICATED_USER": None,
     # Per-key read/write token buckets in Redis (ctx/ratelimit.py; CTX_RATE_*).
-    "DEFAULT_THROTTLE_CLASSES": ["ctx.api.throttle.KeyRateThrottle"],
 }
 
 LOGGING = {

@@ -204,7 +204,7 @@ class KeySpec:
     is_admin: bool = False
 
 
-def key_create_for(
+def key_issue(
     *, principal: Principal, spec: KeySpec, tenant: str | None = None
 ) -> tuple[ApiKey, str]:
     """Mint a key in the caller's tenant (or any, for a server admin); never above one's tier."""
@@ -243,7 +243,7 @@ def normalize_prefix(text: str) -> str:
     return text.strip().removeprefix("ctx_").split("_")[0]
 
 
-def key_revoke_for(*, principal: Principal, prefix: str) -> ApiKey:
+def key_withdraw(*, principal: Principal, prefix: str) -> ApiKey:
     """Revoke a key the caller may manage; effective on the key's next request. Idempotent."""
     require_tier(principal)
     qs = ApiKey.objects.select_related("tenant").filter(prefix=normalize_prefix(prefix))

@@ -16,7 +16,6 @@ from ctx.errors import CtxError, ErrorCode
 from ctx.mcp import tools
 from ctx.mcp.descriptions import DESCRIPTIONS, INSTRUCTIONS
 from ctx.mcp.results import failure
-from ctx.mcp.throttle import rate_limit
 
 
 @dataclass(frozen=True)
@@ -93,7 +92,7 @@ def _new_server() -> MCPServer:
             title="ctx knowledge server",
             instructions=INSTRUCTIONS,
             version=__version__,
-            middleware=[envelope_errors, rate_limit],  # ctx.mcp.throttle: per-key buckets
+            middleware=[envelope_errors],
         )
     finally:
         root.removeHandler(placeholder)

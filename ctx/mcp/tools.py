@@ -16,6 +16,7 @@ from mcp_types import CallToolResult
 from pydantic import WithJsonSchema
 from pydantic.fields import FieldInfo
 
+from ctx import ratelimit
 from ctx.mcp import render, schemas
 from ctx.mcp.auth import current_principal
 from ctx.mcp.results import Payload, run
@@ -54,6 +55,7 @@ def tool(
     params: type[Input] | None = None,
     only: tuple[str, ...] | None = None,
     shape: Shape = lambda raw: raw,
+    bucket: str = ratelimit.READ,
 ) -> Callable[..., Any]:
     """The MCP tool function of one operation: parameters from `params` (default: the input
     model), restricted to `only`; the arguments given (None means not given) are shaped into
@@ -66,7 +68,14 @@ def tool(
     async def call(**arguments: Any) -> CallToolResult:
         raw = shape({k: val for k, val in arguments.items() if val is not None})
         principal = current_principal()  # read here: the ORM thread runs in another context
-        return await run(lambda: operation(principal, model.parse(raw)), text)
+
+        def work() -> Any:
+            data = model.parse(raw)
+            if ratelimit.enabled():  # the same per-key buckets as the HTTP API
+                ratelimit.take(principal, bucket)
+            return operation(principal, data)
+
+        return await run(work, text)
 
     call.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
         [_param(n, fields[n], schemas_[n]) for n in names],
@@ -103,6 +112,7 @@ store = tool(
     blocks.StoreInput,
     render.store,
     schemas.StoreOutput,
+    bucket=ratelimit.WRITE,
     only=(
         "category",
         "title",
@@ -126,6 +136,7 @@ update = tool(
     blocks.UpdateInput,
     render.update,
     schemas.UpdateOutput,
+    bucket=ratelimit.WRITE,
     params=UpdateArgs,
     only=(
         "id",
@@ -140,7 +151,9 @@ update = tool(
     ),
     shape=_update_shape,
 )
-delete = tool(blocks.delete, blocks.GetInput, render.delete, schemas.DeleteOutput)
+delete = tool(
+    blocks.delete, blocks.GetInput, render.delete, schemas.DeleteOutput, bucket=ratelimit.WRITE
+)
 categories = tool(
     blocks.categories,
     blocks.ScopesInput,

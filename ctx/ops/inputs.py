@@ -11,10 +11,12 @@ an unknown one) is translated in `_translated`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated, Any, Literal, Self
 
+from annotated_types import GroupedMetadata
 from django.conf import settings
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, WithJsonSchema
 from pydantic import ValidationInfo as Info
@@ -78,6 +80,21 @@ def _int(low: int, high: int, default: int) -> BeforeValidator:
 
 
 Flag = Annotated[bool, _check(lambda d, n: v.boolean(d, n))]
+
+
+@dataclass(frozen=True)
+class Text(GroupedMetadata):
+    """`Annotated[str, Text(100)]`: a trimmed string of at most 100 characters, not empty;
+    `Annotated[str | None, Text(500, required=False)]` may be absent or empty."""
+
+    max_len: int
+    required: bool = True
+    description: str | None = None
+
+    def __iter__(self) -> Iterator[Any]:
+        low = 1 if self.required else 0
+        yield Field(min_length=low, max_length=self.max_len, description=self.description)
+        yield _text(self.max_len, required=self.required)
 
 
 def content_limit() -> int:
@@ -189,3 +206,102 @@ Source = Annotated[
     Field(max_length=200, description="Where this came from (a URL, a person)."),
     _text(200, required=False),
 ]
+
+
+@dataclass(frozen=True)
+class OneOf(GroupedMetadata):
+    """`Annotated[str, OneOf(("a", "b"))]`: one of the options (an enum in the schema)."""
+
+    options: tuple[str, ...]
+    description: str | None = None
+
+    def __iter__(self) -> Iterator[Any]:
+        yield Field(json_schema_extra={"enum": list(self.options)}, description=self.description)
+        yield _check(lambda d, n: v.choice(d, n, self.options))
+
+
+TenantName = Annotated[str, Text(64, description="A tenant's name.")]
+OptionalTenant = Annotated[
+    str | None, Text(64, required=False, description="A tenant's name (server admins).")
+]
+
+
+# --- query-string parameters (text on the wire) -------------------------------------------------
+
+
+def _int_text(name: str, raw: Any, low: int, high: int) -> int | None:
+    if raw is None or raw == "":
+        return None
+    if isinstance(raw, bool) or not isinstance(raw, int | str):
+        raise ValidationFailed(f"'{name}' must be an integer.", details={"field": name})
+    try:
+        value = int(str(raw).strip())
+    except ValueError:
+        raise ValidationFailed(f"'{name}' must be an integer.", details={"field": name}) from None
+    return v.integer({name: value}, name, default=value, low=low, high=high)
+
+
+@dataclass(frozen=True)
+class IntParam(GroupedMetadata):
+    """An integer that may arrive as text (a query string), within [low, high]."""
+
+    low: int
+    high: int
+    description: str | None = None
+
+    def __iter__(self) -> Iterator[Any]:
+        yield Field(ge=self.low, le=self.high, description=self.description)
+        yield BeforeValidator(
+            lambda raw, info: _int_text(str(info.field_name), raw, self.low, self.high)
+        )
+
+
+def _float_text(name: str, raw: Any, low: float, high: float) -> float | None:
+    if raw is None or raw == "":
+        return None
+    try:
+        value = float(str(raw).strip())
+    except ValueError:
+        raise ValidationFailed(f"'{name}' must be a number.", details={"field": name}) from None
+    if not low <= value <= high:  # NaN fails this too
+        raise ValidationFailed(
+            f"'{name}' must be between {low:g} and {high:g}.", details={"field": name}
+        )
+    return value
+
+
+@dataclass(frozen=True)
+class FloatParam(GroupedMetadata):
+    low: float
+    high: float
+    description: str | None = None
+
+    def __iter__(self) -> Iterator[Any]:
+        yield Field(ge=self.low, le=self.high, description=self.description)
+        yield BeforeValidator(
+            lambda raw, info: _float_text(str(info.field_name), raw, self.low, self.high)
+        )
+
+
+def _choice_text(name: str, raw: Any, options: tuple[str, ...]) -> str | None:
+    if raw is None or raw == "":
+        return None
+    if raw not in options:
+        raise ValidationFailed(
+            f"'{name}' must be one of {', '.join(options)}.", details={"field": name}
+        )
+    return str(raw)
+
+
+@dataclass(frozen=True)
+class ChoiceParam(GroupedMetadata):
+    """One of `options`, or None when absent or empty."""
+
+    options: tuple[str, ...]
+    description: str | None = None
+
+    def __iter__(self) -> Iterator[Any]:
+        yield Field(json_schema_extra={"enum": list(self.options)}, description=self.description)
+        yield BeforeValidator(
+            lambda raw, info: _choice_text(str(info.field_name), raw, self.options)
+        )
