@@ -31,13 +31,15 @@ _ARG_KEYS = (
     "cmd",
     "file_path",
     "filePath",
-    "path",
+    "absolute_path",
     "notebook_path",
     "target_file",
+    "targetFile",
     "relative_workspace_path",
     "pattern",
     "query",
     "url",
+    "path",
     "description",
     "prompt",
     "skill",
@@ -174,7 +176,8 @@ def stringify(value: Any, limit: int = MAX_TOOL_TEXT) -> str:
     if value is None:
         return ""
     if isinstance(value, str):
-        return value[: limit * 2]
+        decoded = _maybe_json(value) if value[:1] in "{[" else value
+        return value[: limit * 2] if isinstance(decoded, str) else stringify(decoded, limit)
     if isinstance(value, list):
         texts = [_block_text(item) for item in value[:200]]
         return "\n".join(t for t in texts if t)[: limit * 2]
@@ -192,7 +195,7 @@ def _block_text(item: Any) -> str:
     if isinstance(item, str):
         return item
     if isinstance(item, dict):
-        for key in ("text", "content", "output", "value"):
+        for key in ("text", "content", "contents", "output", "value", "stdout"):
             value = item.get(key)
             if isinstance(value, str):
                 return value

@@ -334,8 +334,11 @@ def classify_user_text(text: str) -> tuple[str, str, list[str]]:
     clean = _REMINDER.sub("", text).strip()
     if not clean:
         return "system", text.strip(), ["injected"]
-    if _OUTPUT_TAG.match(clean):
-        return "system", clean, ["command_output"]
+    tag = _OUTPUT_TAG.match(clean)
+    if tag:
+        name = tag.group(1)
+        inner = clean.replace(f"<{name}>", "").replace(f"</{name}>", "").strip()
+        return "system", inner, ["command_output"]
     command = _COMMAND.search(clean)
     if command:
         args = _COMMAND_ARGS.search(clean)

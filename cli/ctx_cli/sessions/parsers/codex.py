@@ -243,6 +243,9 @@ class RolloutHandler(Handler):
 
     def _add(self, draft: Draft) -> Draft:
         draft.checkpoint = self.jsonl.checkpoint()
+        if draft.external_id is None:
+            # Codex items have no ids: the rollout (the session) plus the line number is one.
+            draft.external_id = f"line-{draft.checkpoint.lines + 1}"
         self.last = self._session().add(draft)
         return draft
 

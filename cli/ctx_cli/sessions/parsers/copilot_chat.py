@@ -78,9 +78,11 @@ def _request(build: SessionBuild, request: dict[str, Any], drift: Drift, where: 
     answer = Draft("assistant", timestamp=_answer_time(request, stamp))
     answer.external_id = request.get("responseId") or (f"{ident}:response" if ident else None)
     response = request.get("response")
+    fragments: list[str] = []  # markdown arrives in pieces of one text, not paragraphs
     for part in response if isinstance(response, list) else []:
         if isinstance(part, dict):
-            _part(answer, part, drift, where)
+            fragments.append(_part(answer, part, drift, where))
+    answer.parts.append("".join(fragments))
     if request.get("isCanceled"):
         answer.flag("canceled")
     build.add(answer)
@@ -95,19 +97,21 @@ def _answer_time(request: dict[str, Any], stamp: Any) -> Any:
     return parse_time(stamp.timestamp() * 1000 + elapsed)
 
 
-def _part(answer: Draft, part: dict[str, Any], drift: Drift, where: str) -> None:
+def _part(answer: Draft, part: dict[str, Any], drift: Drift, where: str) -> str:
+    """The text a response part adds (tool invocations and edits go to the tool calls)."""
     kind = part.get("kind")
     if kind in (None, "markdownContent", "markdownVuln"):
-        answer.parts.append(_markdown(part))
-    elif kind == "inlineReference":
-        answer.parts.append(f"`{_reference_name(part.get('inlineReference'))}`")
-    elif kind == "toolInvocationSerialized":
+        return _markdown(part)
+    if kind == "inlineReference":
+        return f"`{_reference_name(part.get('inlineReference'))}`"
+    if kind == "toolInvocationSerialized":
         message = _markdown({"value": part.get("pastTenseMessage") or part.get("invocationMessage")})
         answer.tool_calls.append(bound_line(f"{part.get('toolId') or 'tool'}: {message}", 200))
     elif kind == "textEditGroup":
         answer.tool_calls.append(tool_summary("Edit", _reference_name(part.get("uri"))))
     elif kind not in PART_SKIPPED:
         drift.unknown_type(f"response:{kind}", where)
+    return ""
 
 
 def _markdown(part: dict[str, Any]) -> str:

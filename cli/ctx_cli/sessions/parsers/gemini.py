@@ -157,7 +157,7 @@ def _answer(record: dict[str, Any], stamp: Any, ident: str | None) -> list[Draft
             continue
         name = call.get("displayName") or call.get("name")
         draft.tool_calls.append(tool_summary(call.get("name") or name, call.get("args")))
-        body = stringify(call.get("result")) or stringify(call.get("resultDisplay"))
+        body = _result_text(call.get("result")) or stringify(call.get("resultDisplay"))
         if body:
             tool_stamp = parse_time(call.get("timestamp")) or stamp
             drafts.append(_tool(f"[{call.get('name') or 'tool'}] {body}", tool_stamp,
@@ -165,6 +165,23 @@ def _answer(record: dict[str, Any], stamp: Any, ident: str | None) -> list[Draft
             if call.get("status") == "error":
                 drafts[-1].flag("error")
     return drafts
+
+
+def _result_text(result: Any) -> str:
+    """The text of a tool result: `functionResponse.response` parts (output or error)."""
+    if not isinstance(result, list):
+        return stringify(result)
+    texts: list[str] = []
+    for part in result:
+        response = part.get("functionResponse") if isinstance(part, dict) else None
+        if isinstance(response, dict):
+            body = response.get("response")
+            if isinstance(body, dict):
+                body = body.get("output", body.get("error", body))
+            texts.append(stringify(body))
+        else:
+            texts.append(stringify(part))
+    return "\n".join(t for t in texts if t)
 
 
 def _tool(text: str, stamp: Any, ident: str) -> Draft:
@@ -191,7 +208,7 @@ def _parts(content: Any) -> tuple[str, list[str], list[str]]:
         elif isinstance(part.get("functionResponse"), dict):
             response = part["functionResponse"]
             name = clip(response.get("name"), 80) or "tool"
-            results.append(f"[{name}] {stringify(response.get('response'))}")
+            results.append(f"[{name}] {_result_text([part])}")
     return "\n\n".join(texts), calls, results
 
 
