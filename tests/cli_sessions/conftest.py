@@ -42,3 +42,21 @@ def make_home(tool: str, tmp_path: Path) -> Path:
 @pytest.fixture
 def fixture_home(tmp_path: Path) -> Callable[[str], Path]:
     return lambda tool: make_home(tool, tmp_path)
+
+
+def read_home(tool: str, home: Path) -> dict[str, Any]:
+    """Every file `locate()` finds under `home`, read once: {external id: session}."""
+    from ctx_cli.sessions import parsers
+
+    sessions: dict[str, Any] = {}
+    for path in parsers.get(tool).locate(home, "linux", {}):
+        result = parsers.read_as(tool, path)
+        assert not result.problems, result.problems
+        assert result.drift.total == 0, result.drift.to_dict()
+        for session in result.sessions:
+            sessions[session.external_id] = session
+    return sessions
+
+
+def roles(session: Any) -> list[str]:
+    return [m.role for m in session.messages]

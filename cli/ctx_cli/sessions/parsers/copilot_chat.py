@@ -46,10 +46,9 @@ def session_builds(
         if key not in SESSION_KEYS:
             ctx.drift.unknown_field(f"session.{key}", "")
     key = data.get("sessionId") if isinstance(data.get("sessionId"), str) else fallback_key
-    version = str(data.get("lastMessageDate") or "")
-    if ctx.unchanged(key, version):
-        return
-    build = ctx.build(key, version)
+    # No skipping by `lastMessageDate`: an answer can grow without it changing, and a chat
+    # file is small enough to compare in full.
+    build = ctx.build(key)
     build.project(project)
     build.title(data.get("customTitle") or data.get("computedTitle"))
     build.touch(parse_time(data.get("creationDate")))
