@@ -32,11 +32,14 @@ def export_kind(path: Path) -> str | None:
 def conversations(path: Path, drift: Drift) -> Iterator[dict[str, Any]]:
     """Each conversation object of the export, decoded one at a time."""
     with open_export(path) as stream:
-        for n, item in enumerate(iter_json_array(stream, drift)):
-            if isinstance(item, dict):
-                yield item
-            else:
-                drift.unreadable(f"conversation {n + 1}: ", "not a JSON object")
+        try:
+            for n, item in enumerate(iter_json_array(stream, drift)):
+                if isinstance(item, dict):
+                    yield item
+                else:
+                    drift.unreadable(f"conversation {n + 1}: ", "not a JSON object")
+        except FileProblem as exc:
+            raise FileProblem(f"{path}: {exc}") from exc
 
 
 def refuse(path: Path, wanted: str) -> FileProblem:

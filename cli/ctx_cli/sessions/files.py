@@ -353,7 +353,10 @@ def iter_json_array(stream: IO[bytes], drift: Drift, chunk: int = CHUNK) -> Iter
         try:
             value, end = decoder.raw_decode(buf, pos)
         except json.JSONDecodeError as exc:
-            if feed.eof or not _maybe_incomplete(exc, buf):
+            incomplete = _maybe_incomplete(exc, buf)
+            if feed.eof and incomplete:
+                raise FileProblem(f"the JSON array breaks off after {count} elements") from exc
+            if not incomplete:
                 raise FileProblem(f"invalid JSON after {count} elements ({_short(exc)})") from exc
             # Read at least as much again as is buffered: a large element costs linear time.
             buf += feed.read(max(chunk, len(buf) - pos))

@@ -93,16 +93,24 @@ def _run(
 ) -> Handler:
     handler = handler_cls(path, cursor, drift, jsonl)
     try:
-        for line in jsonl:
-            handler.record(line.record, line)
+        _feed(handler, jsonl)
     except Restart:
         jsonl.restart()
         jsonl.status = "rewritten"
         jsonl.drift = drift = Drift()  # counted again from the first line
         handler = handler_cls(path, cursor, drift, jsonl)
-        for line in jsonl:
-            handler.record(line.record, line)
+        _feed(handler, jsonl)
     return handler
+
+
+def _feed(handler: Handler, jsonl: JsonlFile) -> None:
+    for line in jsonl:
+        try:
+            handler.record(line.record, line)
+        except Restart:
+            raise
+        except Exception as exc:  # noqa: BLE001 - one odd record must not lose the file
+            handler.drift.error(line.where, exc)
 
 
 def _emit(handler: Handler) -> list[Session]:

@@ -130,6 +130,8 @@ class Drift:
     missing_fields: dict[str, int] = field(default_factory=dict)
     unreadable_lines: int = 0
     bad_encoding: int = 0
+    # Records the parser failed on (a bug or a shape nothing anticipated): skipped, counted.
+    errors: int = 0
     examples: list[str] = field(default_factory=list)
 
     def example(self, text: str) -> None:
@@ -163,6 +165,10 @@ class Drift:
         if self.bad_encoding == 1:
             self.example(f"{where}invalid UTF-8, decoded with replacement characters")
 
+    def error(self, where: str, exc: BaseException) -> None:
+        self.errors += 1
+        self.example(f"{where}a record could not be read ({type(exc).__name__})")
+
     @property
     def total(self) -> int:
         return (
@@ -171,6 +177,7 @@ class Drift:
             + sum(self.missing_fields.values())
             + self.unreadable_lines
             + self.bad_encoding
+            + self.errors
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -180,6 +187,7 @@ class Drift:
             "missing_fields": dict(self.missing_fields),
             "unreadable_lines": self.unreadable_lines,
             "bad_encoding": self.bad_encoding,
+            "errors": self.errors,
             "examples": list(self.examples),
         }
 

@@ -46,6 +46,13 @@ _ARG_KEYS = (
 )
 
 
+def kind_of(value: Any) -> str:
+    """A record's type tag as text: drifting formats put lists or numbers where names were."""
+    if isinstance(value, str):
+        return value
+    return "" if value is None else f"<{type(value).__name__}>"
+
+
 def bound(text: str, limit: int = MAX_TEXT) -> tuple[str, bool]:
     """The text cut to `limit` characters with a marker saying how much was cut."""
     if len(text) <= limit:

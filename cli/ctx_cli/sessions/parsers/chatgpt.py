@@ -19,7 +19,7 @@ from typing import Any
 from ctx_cli.sessions.build import Draft, SessionBuild
 from ctx_cli.sessions.exports import conversations, export_kind, refuse
 from ctx_cli.sessions.model import Cursor, Drift, ReadResult
-from ctx_cli.sessions.text import MAX_TOOL_TEXT, clip, parse_time, tool_summary
+from ctx_cli.sessions.text import MAX_TOOL_TEXT, clip, kind_of, parse_time, tool_summary
 from ctx_cli.sessions.whole import Context, read_whole
 
 TOOL = "chatgpt"
@@ -53,7 +53,10 @@ def _produce(ctx: Context) -> Iterator[SessionBuild]:
         version = str(conversation.get("update_time") or "")
         if ctx.unchanged(key, version):
             continue
-        yield _conversation(ctx, key, version, conversation)
+        try:
+            yield _conversation(ctx, key, version, conversation)
+        except Exception as exc:  # noqa: BLE001 - skip one odd conversation, keep the rest
+            ctx.drift.error(f"conversation {key[:40]}: ", exc)
 
 
 def _conversation(ctx: Context, key: str, version: str, data: dict[str, Any]) -> SessionBuild:
@@ -93,12 +96,12 @@ def current_branch(mapping: dict[str, Any], current: Any) -> list[dict[str, Any]
 
 def _message(build: SessionBuild, message: dict[str, Any], drift: Drift) -> None:
     author = message.get("author") if isinstance(message.get("author"), dict) else {}
-    role = author.get("role")
+    role = kind_of(author.get("role"))
     meta = message.get("metadata") if isinstance(message.get("metadata"), dict) else {}
     if _hidden(message, meta) or role == "system":
         return
     content = message.get("content") if isinstance(message.get("content"), dict) else {}
-    kind = content.get("content_type")
+    kind = kind_of(content.get("content_type"))
     stamp = parse_time(message.get("create_time"))
     ident = message.get("id") if isinstance(message.get("id"), str) else None
     if meta.get("model_slug"):

@@ -15,7 +15,14 @@ from typing import Any
 from ctx_cli.sessions.build import Draft, SessionBuild
 from ctx_cli.sessions.exports import conversations, export_kind, refuse
 from ctx_cli.sessions.model import Cursor, Drift, ReadResult
-from ctx_cli.sessions.text import MAX_TOOL_TEXT, clip, parse_time, stringify, tool_summary
+from ctx_cli.sessions.text import (
+    MAX_TOOL_TEXT,
+    clip,
+    kind_of,
+    parse_time,
+    stringify,
+    tool_summary,
+)
 from ctx_cli.sessions.whole import Context, read_whole
 
 TOOL = "claude-ai"
@@ -51,25 +58,32 @@ def _produce(ctx: Context) -> Iterator[SessionBuild]:
         version = str(conversation.get("updated_at") or "")
         if ctx.unchanged(key, version):
             continue
-        build = ctx.build(key, version)
-        build.title(conversation.get("name") or conversation.get("summary"))
-        build.touch(parse_time(conversation.get("created_at")))
-        build.touch(parse_time(conversation.get("updated_at")))
-        messages = conversation.get("chat_messages")
-        if not isinstance(messages, list):
-            ctx.drift.missing_field("conversation.chat_messages", "")
-            messages = []
-        for n, message in enumerate(messages):
-            if isinstance(message, dict):
-                _message(build, message, ctx.drift, f"message {n + 1}: ")
-        yield build
+        try:
+            yield _conversation(ctx, key, version, conversation)
+        except Exception as exc:  # noqa: BLE001 - skip one odd conversation, keep the rest
+            ctx.drift.error(f"conversation {key[:40]}: ", exc)
+
+
+def _conversation(ctx: Context, key: str, version: str, conversation: dict[str, Any]) -> SessionBuild:
+    build = ctx.build(key, version)
+    build.title(conversation.get("name") or conversation.get("summary"))
+    build.touch(parse_time(conversation.get("created_at")))
+    build.touch(parse_time(conversation.get("updated_at")))
+    messages = conversation.get("chat_messages")
+    if not isinstance(messages, list):
+        ctx.drift.missing_field("conversation.chat_messages", "")
+        messages = []
+    for n, message in enumerate(messages):
+        if isinstance(message, dict):
+            _message(build, message, ctx.drift, f"message {n + 1}: ")
+    return build
 
 
 def _message(build: SessionBuild, message: dict[str, Any], drift: Drift, where: str) -> None:
     for key in message:
         if key not in MESSAGE_KEYS:
             drift.unknown_field(f"message.{key}", where)
-    sender = message.get("sender")
+    sender = kind_of(message.get("sender"))
     if sender not in ("human", "assistant"):
         drift.unknown_type(f"sender:{sender}", where)
         return
@@ -95,7 +109,7 @@ def _block(
     draft: Draft, results: list[Draft], block: dict[str, Any], stamp: Any, drift: Drift,
     where: str,
 ) -> None:  # fmt: skip
-    kind = block.get("type")
+    kind = kind_of(block.get("type"))
     if kind == "text":
         draft.parts.append(str(block.get("text") or ""))
     elif kind == "tool_use":

@@ -19,7 +19,14 @@ from ctx_cli.sessions.build import Draft, SessionBuild
 from ctx_cli.sessions.files import Line, first_records
 from ctx_cli.sessions.jsonl import Handler, read_jsonl
 from ctx_cli.sessions.model import Cursor, ReadResult
-from ctx_cli.sessions.text import MAX_TOOL_TEXT, bound_line, parse_time, stringify, tool_summary
+from ctx_cli.sessions.text import (
+    MAX_TOOL_TEXT,
+    bound_line,
+    kind_of,
+    parse_time,
+    stringify,
+    tool_summary,
+)
 
 TOOL = "claude-code"
 
@@ -63,7 +70,7 @@ def detect(path: Path) -> bool:
     if path.suffix != ".jsonl":
         return False
     for record in first_records(path):
-        kind = record.get("type")
+        kind = kind_of(record.get("type"))
         if kind in CONVERSATION and ("uuid" in record or "sessionId" in record):
             return "payload" not in record
         if kind == "summary" and "leafUuid" in record:
@@ -257,7 +264,7 @@ class ClaudeHandler(Handler):
             self.drift.missing_field("assistant.message.content", line.where)
             return
         for block in content:
-            kind = block.get("type") if isinstance(block, dict) else None
+            kind = kind_of(block.get("type")) if isinstance(block, dict) else ""
             if kind == "text":
                 draft.parts.append(str(block.get("text") or ""))
             elif kind in ("tool_use", "server_tool_use"):

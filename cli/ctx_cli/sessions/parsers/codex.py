@@ -23,7 +23,14 @@ from ctx_cli.sessions.build import Draft, SessionBuild, emit_tail
 from ctx_cli.sessions.files import Line, first_records
 from ctx_cli.sessions.jsonl import Handler, read_jsonl
 from ctx_cli.sessions.model import Cursor, ReadResult, Session
-from ctx_cli.sessions.text import MAX_TOOL_TEXT, clip, parse_time, stringify, tool_summary
+from ctx_cli.sessions.text import (
+    MAX_TOOL_TEXT,
+    clip,
+    kind_of,
+    parse_time,
+    stringify,
+    tool_summary,
+)
 
 TOOL = "codex"
 
@@ -57,7 +64,7 @@ def detect(path: Path) -> bool:
     if not records:
         return False
     first = records[0]
-    if "payload" in first and first.get("type") in TOP_TYPES | TOP_SKIPPED:
+    if "payload" in first and kind_of(first.get("type")) in TOP_TYPES | TOP_SKIPPED:
         return True
     if "instructions" in first and "id" in first and "timestamp" in first:
         return True  # the legacy rollout's bare session object
@@ -117,7 +124,7 @@ class RolloutHandler(Handler):
     # -- current generation --------------------------------------------------------------
 
     def _current(self, record: dict[str, Any], line: Line) -> None:
-        kind, payload = record.get("type"), record.get("payload")
+        kind, payload = kind_of(record.get("type")), record.get("payload")
         for key in record:
             if key not in ENVELOPE:
                 self.drift.unknown_field(f"envelope.{key}", line.where)
@@ -156,7 +163,7 @@ class RolloutHandler(Handler):
             build.session.is_sidechain = True
 
     def _event(self, payload: dict[str, Any], stamp: Any, line: Line) -> None:
-        kind = payload.get("type")
+        kind = kind_of(payload.get("type"))
         if kind == "user_message":
             text = str(payload.get("message") or "")
             images = payload.get("images") or []
@@ -176,7 +183,7 @@ class RolloutHandler(Handler):
     # -- items (both generations) --------------------------------------------------------
 
     def _item(self, item: dict[str, Any], stamp: Any, line: Line, prompts_from_events: bool) -> None:
-        kind = item.get("type")
+        kind = kind_of(item.get("type"))
         if kind == "message":
             self._message(item, stamp, prompts_from_events)
         elif kind in ITEM_CALLS:

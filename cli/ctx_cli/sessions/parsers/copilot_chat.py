@@ -11,7 +11,7 @@ from typing import Any
 from ctx_cli.sessions.build import Draft, SessionBuild
 from ctx_cli.sessions.files import FileProblem, decode_json_bytes
 from ctx_cli.sessions.model import Drift
-from ctx_cli.sessions.text import bound_line, parse_time, tool_summary
+from ctx_cli.sessions.text import bound_line, kind_of, parse_time, tool_summary
 from ctx_cli.sessions.whole import Context
 
 SESSION_KEYS = {
@@ -98,8 +98,8 @@ def _answer_time(request: dict[str, Any], stamp: Any) -> Any:
 
 def _part(answer: Draft, part: dict[str, Any], drift: Drift, where: str) -> str:
     """The text a response part adds (tool invocations and edits go to the tool calls)."""
-    kind = part.get("kind")
-    if kind in (None, "markdownContent", "markdownVuln"):
+    kind = kind_of(part.get("kind"))
+    if kind in ("", "markdownContent", "markdownVuln"):
         return _markdown(part)
     if kind == "inlineReference":
         return f"`{_reference_name(part.get('inlineReference'))}`"

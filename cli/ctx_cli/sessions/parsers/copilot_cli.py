@@ -7,7 +7,14 @@ from typing import Any
 from ctx_cli.sessions.build import Draft, SessionBuild
 from ctx_cli.sessions.files import Line
 from ctx_cli.sessions.jsonl import Handler
-from ctx_cli.sessions.text import MAX_TOOL_TEXT, clip, parse_time, stringify, tool_summary
+from ctx_cli.sessions.text import (
+    MAX_TOOL_TEXT,
+    clip,
+    kind_of,
+    parse_time,
+    stringify,
+    tool_summary,
+)
 
 ENVELOPE = {"id", "parentId", "timestamp", "type", "data", "ephemeral"}
 SKIPPED = {
@@ -37,7 +44,7 @@ class CopilotCliHandler(Handler):
         for key in record:
             if key not in ENVELOPE:
                 self.drift.unknown_field(f"event.{key}", line.where)
-        kind = record.get("type")
+        kind = kind_of(record.get("type"))
         data = record.get("data") if isinstance(record.get("data"), dict) else {}
         stamp = parse_time(record.get("timestamp"))
         ident = record.get("id") if isinstance(record.get("id"), str) else None

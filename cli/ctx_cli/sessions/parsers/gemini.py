@@ -21,7 +21,14 @@ from ctx_cli.sessions.build import Draft, SessionBuild
 from ctx_cli.sessions.files import FileProblem, Line, first_records, head_text, load_json
 from ctx_cli.sessions.jsonl import Handler, Restart, read_jsonl
 from ctx_cli.sessions.model import Cursor, Drift, ReadResult
-from ctx_cli.sessions.text import MAX_TOOL_TEXT, clip, parse_time, stringify, tool_summary
+from ctx_cli.sessions.text import (
+    MAX_TOOL_TEXT,
+    clip,
+    kind_of,
+    parse_time,
+    stringify,
+    tool_summary,
+)
 from ctx_cli.sessions.whole import Context, read_whole
 
 TOOL = "gemini"
@@ -127,7 +134,7 @@ def message_drafts(record: dict[str, Any], drift: Drift, where: str) -> list[Dra
     for key in record:
         if key not in MESSAGE_KEYS:
             drift.unknown_field(f"message.{key}", where)
-    kind = record.get("type")
+    kind = kind_of(record.get("type"))
     stamp = parse_time(record.get("timestamp"))
     ident = record.get("id") if isinstance(record.get("id"), str) else None
     if kind == "user":
