@@ -65,8 +65,7 @@ class Handler:
 
 
 def read_jsonl(path: Path, cursor: Cursor | None, handler_cls: type[Handler]) -> ReadResult:
-    cursor = cursor or Cursor()
-    cursor.tool = handler_cls.tool
+    cursor = cursor or Cursor(tool=handler_cls.tool)
     drift = Drift()
     jsonl = JsonlFile(path, cursor, drift)
     try:

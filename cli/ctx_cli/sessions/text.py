@@ -98,6 +98,12 @@ def _from_epoch(number: float) -> datetime | None:
 
 
 def _from_iso(text: str) -> datetime | None:
+    if len(text) in (20, 24, 27) and text[-1] == "Z" and text[10] == "T":
+        # The common shape (`2026-03-01T14:00:00.000Z`): the C parser is several times faster.
+        try:
+            return datetime.fromisoformat(text[:-1] + "+00:00")
+        except ValueError:
+            pass
     match = _ISO.match(text)
     if not match:
         return None

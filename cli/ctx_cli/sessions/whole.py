@@ -44,8 +44,7 @@ def read_whole(
 
     `hashed=False` (SQLite) leaves change detection to the producer (row ids, timestamps).
     """
-    cursor = cursor or Cursor()
-    cursor.tool = tool
+    cursor = cursor or Cursor(tool=tool)
     drift = Drift()
     try:
         if hashed:

@@ -49,7 +49,8 @@ def read_as(tool: str, path: Path, cursor: Cursor | None = None) -> ReadResult:
     module = get(tool)
     if not path.exists():
         return ReadResult([], cursor or Cursor(), problems=[f"{path} does not exist"])
-    if not module.detect(path):
+    known = cursor is not None and cursor.tool == tool and cursor.size >= 0
+    if not known and not module.detect(path):  # a file read before was recognised then
         others = [t for t in identify(path) if t != tool]
         hint = f"it looks like a {others[0]} file" if others else "its format is not recognised"
         message = f"{path} is not a {tool} log ({hint}); nothing was read"

@@ -157,12 +157,18 @@ class ClaudeHandler(Handler):
         else:
             key = parent or self.path.stem
         build = self.build(key)
+        session = build.session
         if self.subagent:
-            build.session.is_sidechain = True
-            build.session.parent_external_id = parent
-        build.project(record.get("cwd"))
-        build.branch(record.get("gitBranch"))
-        build.note("version", record.get("version"))
+            session.is_sidechain = True
+            session.parent_external_id = parent
+        if not session.project_root:
+            build.project(record.get("cwd"))
+        # Most records repeat the same values: compare before cleaning them up (hot path).
+        branch, version = record.get("gitBranch"), record.get("version")
+        if branch and branch != session.git_branch:
+            build.branch(branch)
+        if version and version != session.meta.get("version"):
+            build.note("version", version)
         return build
 
     def _draft(self, build: SessionBuild, draft: Draft, record: dict[str, Any]) -> Draft:
@@ -338,6 +344,8 @@ def classify_user_text(text: str) -> tuple[str, str, list[str]]:
     `<system-reminder>` blocks are cut out; text that is only command output becomes a
     `system` message; a slash command becomes `/name args`.
     """
+    if "<" not in text:
+        return "user", text.strip(), []  # no tags at all: the common case, no regex needed
     clean = _REMINDER.sub("", text).strip()
     if not clean:
         return "system", text.strip(), ["injected"]
