@@ -36,10 +36,11 @@ from bench.common import emit  # noqa: E402
 from ctx_cli.sessions import parsers  # noqa: E402
 from ctx_cli.sessions.model import Cursor  # noqa: E402
 
-WORDS = (
-    "the cart total checkout discount tax test build cache index query session window "
-    "function file error fix deploy branch commit review api server client parser"
-).split()
+WORDS = [
+    *("the", "cart", "total", "checkout", "discount", "tax", "test", "build", "cache", "index"),
+    *("query", "session", "window", "function", "file", "error", "fix", "deploy", "branch"),
+    *("commit", "review", "api", "server", "client", "parser"),
+]
 SESSION_SIZE = 200
 
 
@@ -68,22 +69,53 @@ def claude_history(root: Path, messages: int, seed: int = 7) -> list[Path]:
 
 def _turn(rng: random.Random, session: str, s: int, turn: int) -> list[dict[str, Any]]:
     stamp = f"2026-03-01T{10 + turn // 60:02d}:{turn % 60:02d}:00.000Z"
-    env = {"sessionId": session, "cwd": f"/home/dev/p{s % 7}", "gitBranch": "main",
-           "version": "2.0.14", "timestamp": stamp, "isSidechain": False, "userType": "external"}  # fmt: skip
+    env = {
+        "sessionId": session,
+        "cwd": f"/home/dev/p{s % 7}",
+        "gitBranch": "main",
+        "version": "2.0.14",
+        "timestamp": stamp,
+        "isSidechain": False,
+        "userType": "external",
+    }
     u, a, t = f"u{turn}", f"a{turn}", f"t{turn}"
     answer = {"id": f"msg_{s}_{turn}", "type": "message", "role": "assistant", "model": "claude-x"}
-    tool = {"type": "tool_use", "id": f"toolu_{s}_{turn}", "name": "Bash",
-            "input": {"command": f"rg {rng.choice(WORDS)} src"}}  # fmt: skip
+    tool = {
+        "type": "tool_use",
+        "id": f"toolu_{s}_{turn}",
+        "name": "Bash",
+        "input": {"command": f"rg {rng.choice(WORDS)} src"},
+    }
     result = {"type": "tool_result", "tool_use_id": tool["id"], "content": words(rng, 20, 300)}
     return [
-        {**env, "type": "user", "uuid": u, "message": {"role": "user", "content": words(rng, 5, 80)}},
-        {**env, "type": "assistant", "uuid": a, "requestId": f"r{turn}",
-         "message": {**answer, "content": [{"type": "text", "text": words(rng, 20, 400)}]}},
-        {**env, "type": "assistant", "uuid": a + "b", "requestId": f"r{turn}",
-         "message": {**answer, "content": [tool]}},
-        {**env, "type": "user", "uuid": t, "message": {"role": "user", "content": [result]},
-         "toolUseResult": {"stdout": result["content"], "stderr": "", "interrupted": False}},
-    ]  # fmt: skip
+        {
+            **env,
+            "type": "user",
+            "uuid": u,
+            "message": {"role": "user", "content": words(rng, 5, 80)},
+        },
+        {
+            **env,
+            "type": "assistant",
+            "uuid": a,
+            "requestId": f"r{turn}",
+            "message": {**answer, "content": [{"type": "text", "text": words(rng, 20, 400)}]},
+        },
+        {
+            **env,
+            "type": "assistant",
+            "uuid": a + "b",
+            "requestId": f"r{turn}",
+            "message": {**answer, "content": [tool]},
+        },
+        {
+            **env,
+            "type": "user",
+            "uuid": t,
+            "message": {"role": "user", "content": [result]},
+            "toolUseResult": {"stdout": result["content"], "stderr": "", "interrupted": False},
+        },
+    ]
 
 
 def read_all(paths: list[Path], cursors: dict[Path, Cursor]) -> tuple[int, float]:
@@ -141,22 +173,44 @@ def chatgpt_export(path: Path, megabytes: int, seed: int = 11) -> int:
 
 
 def _conversation(rng: random.Random, n: int) -> dict[str, Any]:
-    mapping: dict[str, Any] = {"root": {"id": "root", "message": None, "parent": None, "children": []}}
+    mapping: dict[str, Any] = {
+        "root": {"id": "root", "message": None, "parent": None, "children": []}
+    }
     parent, t = "root", 1_700_000_000.0 + n * 3600
     for i in range(rng.randint(4, 40)):
         node = f"n{n}-{i}"
         role = "user" if i % 2 == 0 else "assistant"
         text = words(rng, 10, 60) if role == "user" else words(rng, 60, 500)
-        mapping[node] = {"id": node, "parent": parent, "children": [], "message": {
-            "id": node, "author": {"role": role, "name": None, "metadata": {}}, "create_time": t + i,
-            "update_time": None, "content": {"content_type": "text", "parts": [text]},
-            "status": "finished_successfully", "end_turn": role == "assistant", "weight": 1.0,
-            "metadata": {"model_slug": "gpt-x"} if role == "assistant" else {}, "recipient": "all"}}  # fmt: skip
+        mapping[node] = {
+            "id": node,
+            "parent": parent,
+            "children": [],
+            "message": {
+                "id": node,
+                "author": {"role": role, "name": None, "metadata": {}},
+                "create_time": t + i,
+                "update_time": None,
+                "content": {"content_type": "text", "parts": [text]},
+                "status": "finished_successfully",
+                "end_turn": role == "assistant",
+                "weight": 1.0,
+                "metadata": {"model_slug": "gpt-x"} if role == "assistant" else {},
+                "recipient": "all",
+            },
+        }
         mapping[parent]["children"].append(node)
         parent = node
-    return {"id": f"conv-{n}", "conversation_id": f"conv-{n}", "title": words(rng, 2, 6),
-            "create_time": t, "update_time": t + 60, "mapping": mapping, "current_node": parent,
-            "moderation_results": [], "default_model_slug": "gpt-x"}  # fmt: skip
+    return {
+        "id": f"conv-{n}",
+        "conversation_id": f"conv-{n}",
+        "title": words(rng, 2, 6),
+        "create_time": t,
+        "update_time": t + 60,
+        "mapping": mapping,
+        "current_node": parent,
+        "moderation_results": [],
+        "default_model_slug": "gpt-x",
+    }
 
 
 def child(mode: str, path: str) -> None:
@@ -177,16 +231,27 @@ def child(mode: str, path: str) -> None:
         cursor_bytes = len(json.dumps(result.cursor.to_dict()))
     elapsed = time.perf_counter() - start - cursor_time
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    print(json.dumps({"messages": count, "seconds": elapsed, "rss_before_kb": before,
-                      "rss_peak_kb": peak, "unchanged_reread_s": cursor_time,
-                      "cursor_bytes": cursor_bytes}))  # fmt: skip
+    print(
+        json.dumps(
+            {
+                "messages": count,
+                "seconds": elapsed,
+                "rss_before_kb": before,
+                "rss_peak_kb": peak,
+                "unchanged_reread_s": cursor_time,
+                "cursor_bytes": cursor_bytes,
+            }
+        )
+    )
 
 
 def run_child(mode: str, path: Path) -> dict[str, Any]:
     out = subprocess.run(
         [sys.executable, __file__, "--child", mode, str(path)],
-        capture_output=True, text=True, check=True,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     data: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
     return data
 
@@ -202,7 +267,9 @@ def bench_export(root: Path, megabytes: int, naive: bool) -> dict[str, Any]:
         "parse_s": round(parsed["seconds"], 2),
         "messages_per_s": round(parsed["messages"] / parsed["seconds"]),
         "peak_rss_mb": round(parsed["rss_peak_kb"] / 1024, 1),
-        "peak_rss_over_start_mb": round((parsed["rss_peak_kb"] - parsed["rss_before_kb"]) / 1024, 1),
+        "peak_rss_over_start_mb": round(
+            (parsed["rss_peak_kb"] - parsed["rss_before_kb"]) / 1024, 1
+        ),
         "unchanged_reread_s": round(parsed["unchanged_reread_s"], 4),
         "cursor_kb": round(parsed["cursor_bytes"] / 1024, 1),
     }
@@ -229,8 +296,12 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="ctx-bench-sessions-") as folder:
         claude = bench_claude(Path(folder), args.messages)
         export = bench_export(Path(folder), args.export_mb, args.naive)
-    result = {"claude_code": claude, "chatgpt_export": export,
-              "load_before": load_before, "load_after": os.getloadavg()}  # fmt: skip
+    result = {
+        "claude_code": claude,
+        "chatgpt_export": export,
+        "load_before": load_before,
+        "load_after": os.getloadavg(),
+    }
     summary = (
         f"sessions_parse: Claude Code {claude['messages']} msgs at {claude['messages_per_s']}/s, "
         f"unchanged re-read {claude['unchanged_reread_s'] * 1000:.0f} ms "

@@ -23,8 +23,10 @@ def build_vscdb(spec: Path, target: Path, journal: str = "wal") -> Path:
     for table in ("ItemTable", "cursorDiskKV"):
         if table in data:
             conn.execute(f"CREATE TABLE {table} (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB)")
-            rows = [(k, json.dumps(v) if not isinstance(v, str) else v) for k, v in data[table].items()]
-            conn.executemany(f"INSERT INTO {table} VALUES (?, ?)", rows)
+            rows = [
+                (k, json.dumps(v) if not isinstance(v, str) else v) for k, v in data[table].items()
+            ]
+            conn.executemany(f"INSERT INTO {table} VALUES (?, ?)", rows)  # noqa: S608 - fixed table names
     conn.commit()
     conn.close()
     return target

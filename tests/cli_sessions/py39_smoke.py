@@ -11,11 +11,17 @@ from pathlib import Path
 
 sys.path.insert(0, sys.argv[1])
 
-from ctx_cli.sessions import parsers  # noqa: E402
-from ctx_cli.sessions.windows import windows  # noqa: E402
+from ctx_cli.sessions import parsers
+from ctx_cli.sessions.windows import windows
 
 FIXTURES = Path(__file__).parent / "fixtures"
-HOMES = {"claude-code": "claude_code", "codex": "codex", "gemini": "gemini", "copilot": "copilot", "cursor": "cursor"}
+HOMES = {
+    "claude-code": "claude_code",
+    "codex": "codex",
+    "gemini": "gemini",
+    "copilot": "copilot",
+    "cursor": "cursor",
+}
 EXPORTS = {"chatgpt": "chatgpt", "claude-ai": "claude_ai"}
 
 
@@ -26,7 +32,7 @@ def build_databases(home: Path) -> None:
         for table, rows in data.items():
             conn.execute(f"CREATE TABLE {table} (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB)")
             values = [(k, v if isinstance(v, str) else json.dumps(v)) for k, v in rows.items()]
-            conn.executemany(f"INSERT INTO {table} VALUES (?, ?)", values)
+            conn.executemany(f"INSERT INTO {table} VALUES (?, ?)", values)  # noqa: S608 - fixed table names
         conn.commit()
         conn.close()
 

@@ -24,17 +24,30 @@ def _line(uuid: str, content: Any, kind: str = "user", **extra: Any) -> bytes:
     message: dict[str, Any] = {"role": kind, "content": content}
     if kind == "assistant":
         message["id"] = f"msg_{uuid}"
-    record = {"type": kind, "uuid": uuid, "sessionId": S, "cwd": "/w",
-              "timestamp": "2026-01-01T00:00:00Z", "message": message, **extra}  # fmt: skip
+    record = {
+        "type": kind,
+        "uuid": uuid,
+        "sessionId": S,
+        "cwd": "/w",
+        "timestamp": "2026-01-01T00:00:00Z",
+        "message": message,
+        **extra,
+    }
     return json.dumps(record, ensure_ascii=False).encode() + b"\n"
 
 
 def test_it_skips_invalid_lines_and_reads_the_rest(tmp_path: Path) -> None:
     path = tmp_path / f"{S}.jsonl"
     path.write_bytes(
-        _line("a", "first") + b"{not json\n" + b"[1, 2]\n" + b"\n" + b"\x00\x01garbage\n"
-        + b"[" * 100_000 + b"\n" + _line("b", "second")
-    )  # fmt: skip
+        _line("a", "first")
+        + b"{not json\n"
+        + b"[1, 2]\n"
+        + b"\n"
+        + b"\x00\x01garbage\n"
+        + b"[" * 100_000
+        + b"\n"
+        + _line("b", "second")
+    )
     result = claude_code.read(path)
     assert [m.text for m in result.sessions[0].messages] == ["first", "second"]
     assert result.drift.unreadable_lines == 4 and not result.problems
@@ -51,9 +64,7 @@ def test_it_decodes_wrong_encodings_with_replacement_and_counts_them(tmp_path: P
 
 
 def test_it_reads_a_utf16_chat_document(tmp_path: Path) -> None:
-    source = next(
-        p for p in (FIXTURES / "copilot").rglob("*.json") if p.name.startswith("2b3c")
-    )
+    source = next(p for p in (FIXTURES / "copilot").rglob("*.json") if p.name.startswith("2b3c"))
     path = tmp_path / "chatSessions" / source.name
     path.parent.mkdir()
     path.write_bytes(source.read_text().encode("utf-16"))
@@ -66,9 +77,10 @@ def test_it_bounds_texts_tool_results_and_summaries(tmp_path: Path) -> None:
     use = {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "x" * 5000}}
     result_block = {"type": "tool_result", "tool_use_id": "t1", "content": "y" * 50_000}
     path.write_bytes(
-        _line("a", "z" * (3 * MAX_TEXT)) + _line("b", [use], "assistant")
+        _line("a", "z" * (3 * MAX_TEXT))
+        + _line("b", [use], "assistant")
         + _line("c", [result_block])
-    )  # fmt: skip
+    )
     prompt, call, output = claude_code.read(path).sessions[0].messages
     assert len(prompt.text) < MAX_TEXT + 100 and prompt.text.endswith("truncated by ctx]")
     assert "truncated" in prompt.flags
@@ -100,7 +112,11 @@ def test_it_reports_files_it_cannot_read(tmp_path: Path) -> None:
     (tmp_path / "state.vscdb").write_bytes(b"SQLite format 3\x00" + b"\x00" * 200)
     assert cursor.read(tmp_path / "state.vscdb").problems
     (tmp_path / "x.json").write_text("{]")
-    assert gemini.read(tmp_path / "x.json").problems[0].endswith("is not valid JSON (Expecting property name enclosed in double quotes: line 1 column 2 (char 1))")
+    problem = gemini.read(tmp_path / "x.json").problems[0]
+    assert problem.endswith(
+        "x.json is not valid JSON (Expecting property name enclosed in "
+        "double quotes: line 1 column 2 (char 1))"
+    )
 
 
 def test_it_refuses_a_file_given_under_the_wrong_tool() -> None:
@@ -120,22 +136,71 @@ def test_it_refuses_a_file_given_under_the_wrong_tool() -> None:
 # --- property tests: nothing a file holds makes a parser raise ------------------------------
 
 NAMES = [
-    ("claude-code", f"{S}.jsonl"), ("codex", "rollout-2026-01-01T00-00-00-x.jsonl"),
-    ("codex", "history.jsonl"), ("gemini", "session-x.json"), ("gemini", "session-x.jsonl"),
-    ("copilot", "s.json"), ("copilot", "s.jsonl"), ("copilot", "events.jsonl"),
-    ("chatgpt", "conversations.json"), ("claude-ai", "conversations.json"),
-    ("cursor", "state.vscdb"), ("chatgpt", "export.zip"),
-]  # fmt: skip
-KEYS = st.sampled_from([
-    "type", "uuid", "sessionId", "timestamp", "message", "content", "payload", "role", "id",
-    "requests", "kind", "k", "v", "data", "text", "mapping", "chat_messages", "$rewindTo", "$set",
-    "toolCalls", "current_node", "parent", "author", "parts", "record_type", "ts", "session_id",
-])  # fmt: skip
+    ("claude-code", f"{S}.jsonl"),
+    ("codex", "rollout-2026-01-01T00-00-00-x.jsonl"),
+    ("codex", "history.jsonl"),
+    ("gemini", "session-x.json"),
+    ("gemini", "session-x.jsonl"),
+    ("copilot", "s.json"),
+    ("copilot", "s.jsonl"),
+    ("copilot", "events.jsonl"),
+    ("chatgpt", "conversations.json"),
+    ("claude-ai", "conversations.json"),
+    ("cursor", "state.vscdb"),
+    ("chatgpt", "export.zip"),
+]
+KEYS = st.sampled_from(
+    [
+        "type",
+        "uuid",
+        "sessionId",
+        "timestamp",
+        "message",
+        "content",
+        "payload",
+        "role",
+        "id",
+        "requests",
+        "kind",
+        "k",
+        "v",
+        "data",
+        "text",
+        "mapping",
+        "chat_messages",
+        "$rewindTo",
+        "$set",
+        "toolCalls",
+        "current_node",
+        "parent",
+        "author",
+        "parts",
+        "record_type",
+        "ts",
+        "session_id",
+    ]
+)
 SCALARS = st.one_of(
-    st.none(), st.booleans(), st.integers(), st.floats(allow_nan=True), st.text(max_size=20),
-    st.sampled_from(["user", "assistant", "gemini", "session_meta", "response_item", "event_msg",
-                     "message", "function_call", "user.message", "2026-01-01T00:00:00Z"]),
-)  # fmt: skip
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(allow_nan=True),
+    st.text(max_size=20),
+    st.sampled_from(
+        [
+            "user",
+            "assistant",
+            "gemini",
+            "session_meta",
+            "response_item",
+            "event_msg",
+            "message",
+            "function_call",
+            "user.message",
+            "2026-01-01T00:00:00Z",
+        ]
+    ),
+)
 VALUES = st.recursive(
     SCALARS,
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(KEYS, inner, max_size=5),

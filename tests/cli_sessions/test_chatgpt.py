@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import json
 import zipfile
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from ctx_cli.sessions.parsers import chatgpt
@@ -40,13 +40,16 @@ def test_it_follows_the_current_branch_only(tmp_path: Path) -> None:
     session = chatgpt.read(export_zip(tmp_path)).sessions[0]
     assert session.title == "Powers of two"
     assert [(m.role, m.text) for m in session.messages] == [
-        ("user", "What is 2**64 exactly?"),  # the hidden system node and custom instructions skipped
+        (
+            "user",
+            "What is 2**64 exactly?",
+        ),  # the hidden system node and custom instructions skipped
         ("assistant", ""),  # "About 1.8e19." was the abandoned branch
         ("tool", "[python] 18446744073709551616"),
         ("assistant", "2**64 = 18446744073709551616."),
     ]
     assert session.messages[1].tool_calls == ["python: print(2**64)"]
-    assert session.messages[0].timestamp == datetime(2025, 12, 29, 9, 20, 10, 500000, tzinfo=timezone.utc)
+    assert session.messages[0].timestamp == datetime(2025, 12, 29, 9, 20, 10, 500000, tzinfo=UTC)
     assert session.project_root is None and session.meta["model"] == "gpt-x"
 
 
@@ -60,9 +63,17 @@ def test_it_reads_a_newer_export_for_new_and_changed_conversations_only(tmp_path
     first = chatgpt.read(export_zip(tmp_path, conversations))
     plant = conversations[1]
     plant["mapping"]["ans"]["children"] = ["q2"]
-    plant["mapping"]["q2"] = {"id": "q2", "parent": "ans", "children": [], "message": {
-        "id": "q2", "author": {"role": "user"}, "create_time": 1760000100.0,
-        "content": {"content_type": "text", "parts": ["Is it toxic to cats?"]}}}  # fmt: skip
+    plant["mapping"]["q2"] = {
+        "id": "q2",
+        "parent": "ans",
+        "children": [],
+        "message": {
+            "id": "q2",
+            "author": {"role": "user"},
+            "create_time": 1760000100.0,
+            "content": {"content_type": "text", "parts": ["Is it toxic to cats?"]},
+        },
+    }
     plant["current_node"], plant["update_time"] = "q2", 1760000100.0
     (tmp_path / "chatgpt-export.zip").unlink()
     again = chatgpt.read(export_zip(tmp_path, conversations), first.cursor)

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import zipfile
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from ctx_cli.sessions.parsers import claude_ai
@@ -29,10 +29,13 @@ def test_it_reads_blocks_tools_and_attachments(tmp_path: Path) -> None:
         "Subtotal 90.00\nTax 9.00\nTotal 99.00"
     )
     # thinking skipped; the text blocks around the tool call form one answer
-    assert answer.text == "I'll run a quick parse.\n\nThe total is 99.00 (subtotal 90.00 plus tax 9.00)."
+    assert (
+        answer.text
+        == "I'll run a quick parse.\n\nThe total is 99.00 (subtotal 90.00 plus tax 9.00)."
+    )
     assert answer.tool_calls == ["repl: print(99.00)"]
     assert tool.text == "[repl] 99.0"
-    assert answer.timestamp == datetime(2026, 1, 5, 11, 0, 9, tzinfo=timezone.utc)
+    assert answer.timestamp == datetime(2026, 1, 5, 11, 0, 9, tzinfo=UTC)
     assert invoice.project_root is None
 
 
@@ -40,7 +43,7 @@ def test_it_reads_older_text_only_exports(tmp_path: Path) -> None:
     haiku = claude_ai.read(FIXTURES / "claude_ai" / "conversations.json").sessions[1]
     assert haiku.title == "Haiku about rain"
     assert haiku.messages[1].text.startswith("Soft rain on the roof\n")
-    assert haiku.started_at == datetime(2024, 5, 1, 8, 0, tzinfo=timezone.utc)
+    assert haiku.started_at == datetime(2024, 5, 1, 8, 0, tzinfo=UTC)
 
 
 def test_it_refuses_a_chatgpt_export(tmp_path: Path) -> None:

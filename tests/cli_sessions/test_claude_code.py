@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from ctx_cli.sessions.parsers import claude_code
@@ -33,13 +33,24 @@ def test_it_reads_a_session_as_the_user_saw_it(fixture_home: Callable[[str], Pat
     assert session.project_root == "/home/dev/shop-app"
     assert session.git_branch == "feature/cart"
     assert session.title == "Cart total on checkout"  # custom title beats summaries
-    assert session.started_at == datetime(2026, 3, 1, 14, 0, tzinfo=timezone.utc)
-    assert session.last_activity_at == datetime(2026, 3, 1, 14, 6, 10, tzinfo=timezone.utc)
+    assert session.started_at == datetime(2026, 3, 1, 14, 0, tzinfo=UTC)
+    assert session.last_activity_at == datetime(2026, 3, 1, 14, 6, 10, tzinfo=UTC)
     texts = [m.text for m in session.messages]
     assert roles(session) == [
-        "user", "assistant", "tool", "tool", "assistant", "tool", "system", "user", "system",
-        "system", "user", "assistant", "assistant",
-    ]  # fmt: skip
+        "user",
+        "assistant",
+        "tool",
+        "tool",
+        "assistant",
+        "tool",
+        "system",
+        "user",
+        "system",
+        "system",
+        "user",
+        "assistant",
+        "assistant",
+    ]
     assert texts[0] == "Add a cart total to the checkout page"  # reminder cut out
     assert [m.index for m in session.messages] == list(range(13))
 
@@ -49,7 +60,10 @@ def test_it_merges_streamed_records_of_one_response(fixture_home: Callable[[str]
     first = session.messages[1]
     assert first.external_id == "msg_01"
     assert first.text == "I'll look at the checkout component first."  # thinking skipped
-    assert first.tool_calls == ["Read: /home/dev/shop-app/src/checkout.tsx", "Bash: npm test -- checkout"]
+    assert first.tool_calls == [
+        "Read: /home/dev/shop-app/src/checkout.tsx",
+        "Bash: npm test -- checkout",
+    ]
     assert session.messages[4].tool_calls == ["Edit: /home/dev/shop-app/src/checkout.tsx"]
 
 
@@ -63,7 +77,9 @@ def test_it_keeps_tool_results_named_and_deduplicated(fixture_home: Callable[[st
     ]
 
 
-def test_it_marks_system_text_that_the_user_did_not_type(fixture_home: Callable[[str], Path]) -> None:
+def test_it_marks_system_text_that_the_user_did_not_type(
+    fixture_home: Callable[[str], Path],
+) -> None:
     messages = read_home("claude-code", fixture_home("claude_code"))[MAIN].messages
     caveat, command, output, summary = messages[6:10]
     assert caveat.role == "system" and "injected" in caveat.flags

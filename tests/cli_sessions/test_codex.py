@@ -1,7 +1,8 @@
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from ctx_cli.sessions.parsers import codex
@@ -25,30 +26,41 @@ def test_it_finds_rollouts_and_history(fixture_home: Callable[[str], Path]) -> N
 def test_it_reads_a_current_rollout(fixture_home: Callable[[str], Path]) -> None:
     session = read_home("codex", fixture_home("codex"))[CURRENT]
     assert (session.project_root, session.git_branch, session.git_commit) == (
-        "/home/dev/api", "main", "3f2a9c1",
-    )  # fmt: skip
+        "/home/dev/api",
+        "main",
+        "3f2a9c1",
+    )
     assert session.meta["model"] == "gpt-x-codex"
     assert roles(session) == [
-        "user", "assistant", "tool", "assistant", "system", "user", "assistant", "tool", "assistant",
-    ]  # fmt: skip
+        "user",
+        "assistant",
+        "tool",
+        "assistant",
+        "system",
+        "user",
+        "assistant",
+        "tool",
+        "assistant",
+    ]
     texts = [m.text for m in session.messages]
     # prompts from user_message events only: no injected <environment_context>, no duplicate
-    assert [t for t, m in zip(texts, session.messages) if m.role == "user"] == [
-        "Why is the build slow?", "Skip the docs step by default",
-    ]  # fmt: skip
+    assert [m.text for m in session.messages if m.role == "user"] == [
+        "Why is the build slow?",
+        "Skip the docs step by default",
+    ]
     assert session.messages[1].tool_calls == ["shell: time make build"]
     assert texts[2] == "[shell] exit 0: real 2m3s"
     assert texts[3] == "Most time is in the docs step."  # agent_message event not repeated
     assert session.messages[4].flags == ["compact_summary"]
     assert texts[4] == "Summary: the build is slow because of the docs step."
     assert session.messages[6].tool_calls[0].startswith("apply_patch: *** Begin Patch")
-    assert session.messages[0].timestamp == datetime(2026, 2, 3, 9, 15, 1, tzinfo=timezone.utc)
+    assert session.messages[0].timestamp == datetime(2026, 2, 3, 9, 15, 1, tzinfo=UTC)
 
 
 def test_it_reads_a_legacy_rollout(fixture_home: Callable[[str], Path]) -> None:
     session = read_home("codex", fixture_home("codex"))[LEGACY]
     assert (session.git_branch, session.git_commit) == ("rename", "aa11bb2")
-    assert session.started_at == datetime(2025, 6, 10, 14, 0, tzinfo=timezone.utc)
+    assert session.started_at == datetime(2025, 6, 10, 14, 0, tzinfo=UTC)
     assert [m.text for m in session.messages] == [
         "Rename the config loader to read_config",  # the <environment_context> one is skipped
         "",
@@ -66,9 +78,10 @@ def test_it_reads_history_only_for_conversations_without_a_rollout(
     by_id = {s.external_id: s for s in result.sessions}
     assert set(by_id) == {GONE, OLDER_KEY}  # CURRENT's prompt is in its rollout already
     assert [m.text for m in by_id[GONE].messages] == [
-        "How do I rotate the signing key?", "And keep the old one valid for a day",
-    ]  # fmt: skip
-    assert by_id[GONE].messages[0].timestamp == datetime(2026, 1, 21, 12, 53, 20, tzinfo=timezone.utc)
+        "How do I rotate the signing key?",
+        "And keep the old one valid for a day",
+    ]
+    assert by_id[GONE].messages[0].timestamp == datetime(2026, 1, 21, 12, 53, 20, tzinfo=UTC)
 
 
 def test_it_does_not_repeat_history_when_the_file_is_trimmed(
@@ -77,7 +90,11 @@ def test_it_does_not_repeat_history_when_the_file_is_trimmed(
     path = fixture_home("codex") / ".codex" / "history.jsonl"
     first = codex.read(path)
     lines = path.read_text().splitlines(keepends=True)
-    path.write_text("".join(lines[2:]) + '{"session_id":"%s","ts":1769000500,"text":"thanks"}\n' % GONE)
+    path.write_text(
+        "".join(lines[2:])
+        + json.dumps({"session_id": GONE, "ts": 1769000500, "text": "thanks"})
+        + "\n"
+    )
     again = codex.read(path, first.cursor)
     assert again.rewritten
     assert [(s.external_id, [m.text for m in s.messages]) for s in again.sessions] == [

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from ctx_cli.sessions.parsers import copilot
@@ -20,7 +20,14 @@ WORKSPACE = Path(".config/Code/User/workspaceStorage/1a2b3c4d/chatSessions")
 def test_it_finds_every_generation(fixture_home: Callable[[str], Path]) -> None:
     home = fixture_home("copilot")
     found = copilot.locate(home, "linux")
-    assert sorted(p.suffix for p in found) == [".json", ".json", ".json", ".jsonl", ".jsonl", ".vscdb"]
+    assert sorted(p.suffix for p in found) == [
+        ".json",
+        ".json",
+        ".json",
+        ".jsonl",
+        ".jsonl",
+        ".vscdb",
+    ]
     moved = home / "cfg"
     (home / ".config").rename(moved)
     assert len(copilot.locate(home, "linux", {"XDG_CONFIG_HOME": str(moved)})) == 6
@@ -43,7 +50,7 @@ def test_it_reads_version_3_with_tools_and_edits(fixture_home: Callable[[str], P
     ]
     assert session.messages[3].tool_calls == ["copilot_readFile: Read coupon.ts", "Edit: coupon.ts"]
     # the answer's time is the request's plus its total elapsed time
-    assert session.messages[1].timestamp == datetime(2026, 1, 1, 10, 0, 2, 500000, tzinfo=timezone.utc)
+    assert session.messages[1].timestamp == datetime(2026, 1, 1, 10, 0, 2, 500000, tzinfo=UTC)
 
 
 def test_it_reads_versions_1_and_2_and_the_oldest_database_row(
@@ -51,8 +58,9 @@ def test_it_reads_versions_1_and_2_and_the_oldest_database_row(
 ) -> None:
     sessions = read_home("copilot", fixture_home("copilot"))
     assert [m.text for m in sessions[V1].messages] == [
-        "explain the cart reducer", "It sums line items and applies the discount.",
-    ]  # fmt: skip
+        "explain the cart reducer",
+        "It sums line items and applies the discount.",
+    ]
     assert sessions[EMPTY_WINDOW].title == "Regex for dates"
     assert sessions[EMPTY_WINDOW].project_root is None  # a window without a folder
     assert sessions[OLDEST].project_root == "/home/dev/old-widget"
@@ -74,7 +82,10 @@ def test_it_returns_a_growing_answer_once_more_as_revised(
     path = fixture_home("copilot") / WORKSPACE / f"{LOG}.jsonl"
     first = copilot.read(path)
     with path.open("a") as f:
-        f.write(json.dumps({"kind": 2, "k": ["requests", 0, "response"], "v": [{"value": " Done."}]}) + "\n")
+        f.write(
+            json.dumps({"kind": 2, "k": ["requests", 0, "response"], "v": [{"value": " Done."}]})
+            + "\n"
+        )
     again = copilot.read(path, first.cursor)
     (revised,) = again.sessions[0].messages
     assert revised.index == 1 and revised.flags == ["revised"]

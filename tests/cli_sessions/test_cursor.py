@@ -39,7 +39,10 @@ def test_it_reads_composers_with_their_projects(fixture_home: Callable[[str], Pa
     assert agent.messages[4].text == "Please fix it"  # from the rich-text editor state
     assert agent.started_at is not None and agent.last_activity_at is not None
     old = sessions[OLD]  # bubbles embedded in the composer (older versions)
-    assert [m.text for m in old.messages] == ["Rename util.js to helpers.js", "Renamed and updated 4 imports."]
+    assert [m.text for m in old.messages] == [
+        "Rename util.js to helpers.js",
+        "Renamed and updated 4 imports.",
+    ]
     assert old.project_root is None
 
 
@@ -60,11 +63,17 @@ def test_it_reads_only_new_bubbles_of_an_updated_composer(
     first = cursor.read(db)
     assert cursor.read(db, first.cursor).sessions == []
     conn = sqlite3.connect(db)
-    data = json.loads(conn.execute("SELECT value FROM cursorDiskKV WHERE key = ?", (f"composerData:{AGENT}",)).fetchone()[0])
+    data = json.loads(
+        conn.execute(
+            "SELECT value FROM cursorDiskKV WHERE key = ?", (f"composerData:{AGENT}",)
+        ).fetchone()[0]
+    )
     data["fullConversationHeadersOnly"].append({"bubbleId": "b6", "type": 1})
     data["lastUpdatedAt"] += 60_000
-    rows = [(f"composerData:{AGENT}", json.dumps(data)),
-            (f"bubbleId:{AGENT}:b6", json.dumps({"bubbleId": "b6", "type": 1, "text": "Thanks"}))]  # fmt: skip
+    rows = [
+        (f"composerData:{AGENT}", json.dumps(data)),
+        (f"bubbleId:{AGENT}:b6", json.dumps({"bubbleId": "b6", "type": 1, "text": "Thanks"})),
+    ]
     conn.executemany("INSERT INTO cursorDiskKV VALUES (?, ?)", rows)
     conn.commit()
     conn.close()

@@ -53,7 +53,13 @@ def test_it_counts_codex_drift(fixture_home: Callable[[str], Path]) -> None:
 
     def change(records: list[dict[str, Any]]) -> None:
         records.append({"timestamp": "2026-02-03T09:30:00Z", "type": "hyperlane", "payload": {}})
-        records.append({"timestamp": "2026-02-03T09:30:01Z", "type": "event_msg", "payload": {"type": "mind_meld"}})
+        records.append(
+            {
+                "timestamp": "2026-02-03T09:30:01Z",
+                "type": "event_msg",
+                "payload": {"type": "mind_meld"},
+            }
+        )
         records[5]["body"] = records[5].pop("payload")  # the first user_message event
 
     _rewrite_lines(path, change)
@@ -68,7 +74,9 @@ def test_it_counts_codex_drift(fixture_home: Callable[[str], Path]) -> None:
 def test_it_counts_gemini_drift(fixture_home: Callable[[str], Path]) -> None:
     path = next(p for p in gemini.locate(fixture_home("gemini"), "linux") if p.suffix == ".json")
     data = json.loads(path.read_text())
-    data["messages"].append({"id": "p1", "timestamp": "2025-09-01T10:05:00Z", "type": "plan", "content": "x"})
+    data["messages"].append(
+        {"id": "p1", "timestamp": "2025-09-01T10:05:00Z", "type": "plan", "content": "x"}
+    )
     data["messages"][0]["mood"] = "curious"
     path.write_text(json.dumps(data))
     result = gemini.read(path)
@@ -93,7 +101,9 @@ def test_it_counts_copilot_drift(fixture_home: Callable[[str], Path]) -> None:
 def test_it_counts_cursor_drift(tmp_path: Path) -> None:
     from tests.cli_sessions.conftest import build_vscdb
 
-    spec = json.loads((FIXTURES / "cursor/.config/Cursor/User/globalStorage/state.vscdb.json").read_text())
+    spec = json.loads(
+        (FIXTURES / "cursor/.config/Cursor/User/globalStorage/state.vscdb.json").read_text()
+    )
     kv = spec["cursorDiskKV"]
     composer = kv["composerData:c0ffee01-0000-4000-8000-000000000001"]
     composer["fullConversationHeadersOnly"].append({"bubbleId": "b9", "type": 3})

@@ -14,9 +14,12 @@ from ctx_cli.sessions.model import Cursor
 from ctx_cli.sessions.parsers import claude_code, codex, gemini
 
 TOOLS = {
-    "claude-code": "claude_code", "codex": "codex", "gemini": "gemini", "cursor": "cursor",
+    "claude-code": "claude_code",
+    "codex": "codex",
+    "gemini": "gemini",
+    "cursor": "cursor",
     "copilot": "copilot",
-}  # fmt: skip
+}
 MAIN = "5b1d0c6e-2f4a-4c1e-9a77-0f1e2d3c4b5a"
 
 
@@ -27,9 +30,19 @@ def _claude(home: Path) -> Path:
 def _record(uuid: str, text: str, kind: str = "user", message_id: str | None = None) -> str:
     message: dict[str, Any] = {"role": kind, "content": text}
     if message_id:
-        message = {"id": message_id, "role": "assistant", "content": [{"type": "text", "text": text}]}
-    record = {"type": kind, "uuid": uuid, "sessionId": MAIN, "cwd": "/home/dev/shop-app",
-              "timestamp": "2026-03-01T15:00:00.000Z", "message": message}  # fmt: skip
+        message = {
+            "id": message_id,
+            "role": "assistant",
+            "content": [{"type": "text", "text": text}],
+        }
+    record = {
+        "type": kind,
+        "uuid": uuid,
+        "sessionId": MAIN,
+        "cwd": "/home/dev/shop-app",
+        "timestamp": "2026-03-01T15:00:00.000Z",
+        "message": message,
+    }
     return json.dumps(record) + "\n"
 
 
@@ -58,13 +71,18 @@ def test_it_returns_only_appended_lines(fixture_home: Callable[[str], Path]) -> 
     again = claude_code.read(path, first.cursor)
     (session,) = again.sessions
     assert [(m.index, m.text) for m in session.messages] == [
-        (13, "And a discount field"), (14, "Discount added."),
-    ]  # fmt: skip
-    assert session.title == "Cart total on checkout" and session.project_root == "/home/dev/shop-app"
+        (13, "And a discount field"),
+        (14, "Discount added."),
+    ]
+    assert (
+        session.title == "Cart total on checkout" and session.project_root == "/home/dev/shop-app"
+    )
     assert not again.rewritten
 
 
-def test_it_leaves_a_truncated_last_line_for_the_next_read(fixture_home: Callable[[str], Path]) -> None:
+def test_it_leaves_a_truncated_last_line_for_the_next_read(
+    fixture_home: Callable[[str], Path],
+) -> None:
     path = _claude(fixture_home("claude_code"))
     first = claude_code.read(path)
     whole = _record("n1", "half written")
@@ -91,7 +109,11 @@ def test_it_revises_an_answer_whose_blocks_arrive_across_reads(
         f.write(_record("n2", "Part two.", "assistant", "msg_stream"))
     again = claude_code.read(path, first.cursor)
     (revised,) = again.sessions[0].messages
-    assert (revised.index, revised.text, revised.flags) == (13, "Part one.\n\nPart two.", ["revised"])
+    assert (revised.index, revised.text, revised.flags) == (
+        13,
+        "Part one.\n\nPart two.",
+        ["revised"],
+    )
     assert claude_code.read(path, again.cursor).sessions == []
 
 
@@ -103,13 +125,17 @@ def test_it_detects_a_same_size_rewrite_and_returns_no_duplicates(
     hashes = [m.content_hash for m in first.sessions[0].messages]
     # Same records, same size, different bytes: one line's keys reordered in place.
     lines = path.read_text().splitlines(keepends=True)
-    lines[2] = json.dumps(dict(reversed(list(json.loads(lines[2]).items()))), separators=(",", ":")) + "\n"
+    lines[2] = (
+        json.dumps(dict(reversed(list(json.loads(lines[2]).items()))), separators=(",", ":")) + "\n"
+    )
     path.write_text("".join(lines))
     assert path.stat().st_size == first.cursor.size
     again = claude_code.read(path, first.cursor)
     assert again.rewritten and again.sessions == []  # read again, nothing returned twice
     # An edited message: the session comes back whole, marked, unchanged messages same hashes.
-    path.write_text(path.read_text().replace("Now show the total with tax", "Now show the total with VAT"))
+    path.write_text(
+        path.read_text().replace("Now show the total with tax", "Now show the total with VAT")
+    )
     edited = claude_code.read(path, again.cursor)
     (session,) = edited.sessions
     assert edited.rewritten and session.replaces_earlier
@@ -155,11 +181,25 @@ def test_it_reads_lines_appended_while_reading_exactly_once(
 def test_it_re_reads_a_gemini_chat_rewound_into_an_earlier_read(
     fixture_home: Callable[[str], Path],
 ) -> None:
-    path = next(p for p in gemini.locate(fixture_home("gemini"), "linux") if p.name.startswith("session-2026"))
+    path = next(
+        p
+        for p in gemini.locate(fixture_home("gemini"), "linux")
+        if p.name.startswith("session-2026")
+    )
     first = gemini.read(path)
     with path.open("a") as f:
         f.write(json.dumps({"$rewindTo": "m6"}) + "\n")
-        f.write(json.dumps({"id": "m9", "timestamp": "2026-01-20T08:40:00.000Z", "type": "user", "content": "Use ICU instead"}) + "\n")
+        f.write(
+            json.dumps(
+                {
+                    "id": "m9",
+                    "timestamp": "2026-01-20T08:40:00.000Z",
+                    "type": "user",
+                    "content": "Use ICU instead",
+                }
+            )
+            + "\n"
+        )
     again = gemini.read(path, first.cursor)
     (session,) = again.sessions
     assert session.replaces_earlier
@@ -170,15 +210,31 @@ def test_it_re_reads_a_gemini_chat_rewound_into_an_earlier_read(
 def test_it_continues_codex_numbering_and_tool_steps(fixture_home: Callable[[str], Path]) -> None:
     path = next(p for p in codex.locate(fixture_home("codex"), "linux") if "2026" in p.name)
     first = codex.read(path)
-    call = {"timestamp": "2026-02-03T09:30:00.000Z", "type": "response_item",
-            "payload": {"type": "function_call", "name": "shell", "arguments": '{"command":["make"]}', "call_id": "c9"}}  # fmt: skip
+    call: dict[str, Any] = {
+        "timestamp": "2026-02-03T09:30:00.000Z",
+        "type": "response_item",
+        "payload": {
+            "type": "function_call",
+            "name": "shell",
+            "arguments": '{"command":["make"]}',
+            "call_id": "c9",
+        },
+    }
     with path.open("a") as f:
         f.write(json.dumps(call) + "\n")
     second = codex.read(path, first.cursor)
     assert [(m.index, m.tool_calls) for m in second.sessions[0].messages] == [(9, ["shell: make"])]
-    call["payload"] = {**call["payload"], "arguments": '{"command":["make","test"]}', "call_id": "c10"}  # type: ignore[dict-item]
+    call["payload"] = {
+        **call["payload"],
+        "arguments": '{"command":["make","test"]}',
+        "call_id": "c10",
+    }
     with path.open("a") as f:
         f.write(json.dumps(call) + "\n")
     third = codex.read(path, second.cursor)
     (step,) = third.sessions[0].messages  # consecutive calls are one step, revised
-    assert (step.index, step.tool_calls, step.flags) == (9, ["shell: make", "shell: make test"], ["revised"])
+    assert (step.index, step.tool_calls, step.flags) == (
+        9,
+        ["shell: make", "shell: make test"],
+        ["revised"],
+    )

@@ -29,13 +29,17 @@ def test_it_needs_python_3_9_at_most_says_vermin() -> None:
     script = Path(sys.executable).with_name("vermin")
     out = subprocess.run(
         [str(script), "--no-tips", "--eval-annotations", "-t=3.9-", "--violations", str(PACKAGE)],
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert out.returncode == 0, out.stdout + out.stderr
     summary = subprocess.run(
         [str(script), "--no-tips", "--eval-annotations", str(PACKAGE)],
-        capture_output=True, text=True, check=True,
-    ).stdout  # fmt: skip
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     line = next(ln for ln in summary.splitlines() if ln.startswith("Minimum required versions"))
     found = line.split(":", 1)[1].strip().split(", ")[-1]
     assert tuple(int(p) for p in found.split(".")) <= (3, 9), line
@@ -60,7 +64,7 @@ def _violations(tree: ast.AST) -> list[str]:
     return found
 
 
-def _annotation_nodes(node: ast.AST) -> list[ast.AST]:
+def _annotation_nodes(node: ast.AST) -> list[ast.expr]:
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         args = node.args.args + node.args.kwonlyargs + node.args.posonlyargs
         extra = [a for a in (node.args.vararg, node.args.kwarg) if a is not None]
@@ -78,7 +82,11 @@ def _is_type_union(node: ast.BinOp) -> bool:
             (isinstance(side, ast.Constant) and side.value is None)
             or (isinstance(side, ast.Name) and (side.id in TYPE_NAMES or _camel(side.id)))
             or isinstance(side, ast.Subscript)
-            or (isinstance(side, ast.BinOp) and isinstance(side.op, ast.BitOr) and _is_type_union(side))
+            or (
+                isinstance(side, ast.BinOp)
+                and isinstance(side.op, ast.BitOr)
+                and _is_type_union(side)
+            )
         )
 
     return typeish(node.left) and typeish(node.right)
@@ -91,7 +99,7 @@ def _camel(name: str) -> bool:
 
 def _call_violations(node: ast.Call) -> list[str]:
     name = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", "")
-    keywords = {k.arg for k in node.keywords}
+    keywords = {k.arg for k in node.keywords if k.arg}
     if name == "zip" and "strict" in keywords:
         return [f"line {node.lineno}: zip(strict=)"]
     if name == "dataclass" and keywords & {"slots", "kw_only", "match_args"}:
@@ -115,7 +123,9 @@ def _import_violations(node: ast.Import | ast.ImportFrom) -> list[str]:
 @pytest.mark.parametrize("path", _sources(), ids=lambda p: str(p.relative_to(PACKAGE)))
 def test_it_uses_no_construct_newer_than_3_9(path: Path) -> None:
     tree = ast.parse(path.read_text())
-    code = [n for n in tree.body if not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant))]
+    code = [
+        n for n in tree.body if not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant))
+    ]
     first = code[0] if code else None
     assert first is None or (isinstance(first, ast.ImportFrom) and first.module == "__future__")
     assert _violations(tree) == []
@@ -133,11 +143,18 @@ def test_the_ast_check_catches_what_it_looks_for() -> None:
 
 
 def _python39() -> str | None:
-    candidates = [shutil.which("python3.9"), os.path.expanduser("~/.pyenv/versions/3.9.18/bin/python")]
+    candidates = [
+        shutil.which("python3.9"),
+        os.path.expanduser("~/.pyenv/versions/3.9.18/bin/python"),
+    ]
     for candidate in candidates:
         if candidate and os.access(candidate, os.X_OK):
-            probe = subprocess.run([candidate, "-c", "import sys; print(sys.version_info[:2])"],
-                                   capture_output=True, text=True, check=False)  # fmt: skip
+            probe = subprocess.run(
+                [candidate, "-c", "import sys; print(sys.version_info[:2])"],
+                capture_output=True,
+                text=True,
+                check=False,
+            )
             if probe.returncode == 0 and probe.stdout.strip() == "(3, 9)":
                 return candidate
     return None
@@ -150,7 +167,10 @@ def test_it_parses_every_fixture_under_a_real_python_3_9(tmp_path: Path) -> None
     script = Path(__file__).with_name("py39_smoke.py")
     out = subprocess.run(
         [interpreter, "-I", str(script), str(ROOT / "cli"), str(tmp_path)],
-        capture_output=True, text=True, check=False, timeout=120,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith("3.9.") and "claude-code=21" in out.stdout, out.stdout

@@ -1,21 +1,25 @@
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from ctx_cli.sessions.model import Message
 from ctx_cli.sessions.windows import line, windows
 
-T0 = datetime(2026, 3, 1, 14, 2, tzinfo=timezone.utc)
+T0 = datetime(2026, 3, 1, 14, 2, tzinfo=UTC)
 
 
 def _messages(count: int) -> list[Message]:
     return [
-        Message(index=i, role="user" if i % 2 == 0 else "assistant", text=f"m{i}",
-                timestamp=T0 + timedelta(minutes=i))
+        Message(
+            index=i,
+            role="user" if i % 2 == 0 else "assistant",
+            text=f"m{i}",
+            timestamp=T0 + timedelta(minutes=i),
+        )
         for i in range(count)
-    ]  # fmt: skip
+    ]
 
 
 def test_it_slides_eight_messages_by_four_and_covers_the_tail() -> None:
@@ -37,10 +41,15 @@ def test_it_adds_no_extra_window_when_the_stride_lands_on_the_end() -> None:
 def test_it_writes_times_roles_and_tool_calls_into_the_text() -> None:
     msgs = [
         Message(index=0, role="user", text="list files", timestamp=T0),
-        Message(index=1, role="assistant", text="", tool_calls=["Bash: ls -la"],
-                timestamp=T0 + timedelta(seconds=5)),
+        Message(
+            index=1,
+            role="assistant",
+            text="",
+            tool_calls=["Bash: ls -la"],
+            timestamp=T0 + timedelta(seconds=5),
+        ),
         Message(index=2, role="tool", text="[Bash] a.txt", timestamp=None),
-    ]  # fmt: skip
+    ]
     (window,) = windows(msgs)
     assert window.text == (
         "[2026-03-01 14:02] user: list files\n\n"

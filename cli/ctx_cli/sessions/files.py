@@ -92,7 +92,9 @@ class JsonlFile:
         if c.size >= 0 and c.size == self.size and c.mtime_ns == self.mtime_ns:
             self.status = "unchanged"
         elif c.size >= 0 and c.offset > 0:
-            self.status = "resumed" if self._prefix_matches(c.offset, c.prefix_hash) else "rewritten"
+            self.status = (
+                "resumed" if self._prefix_matches(c.offset, c.prefix_hash) else "rewritten"
+            )
         elif c.size >= 0:
             self.status = "rewritten" if c.sessions else "fresh"
         if self.status == "resumed":

@@ -54,7 +54,9 @@ class Handler:
             return emit_full(build)
         reopened = self.reopened
         key = build.key
-        again = isinstance(reopened, dict) and reopened.get("key") == key and reopened.get("emitted")
+        again = (
+            isinstance(reopened, dict) and reopened.get("key") == key and reopened.get("emitted")
+        )
         base = build.mark.n - 1 if again else build.mark.n
         return emit_tail(build, max(base, 0), bool(again))
 
@@ -108,7 +110,7 @@ def _feed(handler: Handler, jsonl: JsonlFile) -> None:
             handler.record(line.record, line)
         except Restart:
             raise
-        except Exception as exc:  # noqa: BLE001 - one odd record must not lose the file
+        except Exception as exc:
             handler.drift.error(line.where, exc)
 
 

@@ -46,6 +46,19 @@ _ARG_KEYS = (
 )
 
 
+def as_dict(value: Any) -> dict[str, Any]:
+    """`value` when it is a JSON object, else an empty one: drifted fields change type."""
+    return value if isinstance(value, dict) else {}
+
+
+def str_or(value: Any, default: str) -> str:
+    return value if isinstance(value, str) else default
+
+
+def as_list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
 def kind_of(value: Any) -> str:
     """A record's type tag as text: drifting formats put lists or numbers where names were."""
     if isinstance(value, str):

@@ -74,7 +74,7 @@ def decode(value: Any, drift: Drift, where: str) -> Any:
 
 def item(conn: sqlite3.Connection, key: str, drift: Drift, table: str = "ItemTable") -> Any:
     """One value by exact key (the tables are indexed on key), decoded."""
-    assert table in ("ItemTable", "cursorDiskKV")  # noqa: S101 - a constant, not user input
+    assert table in ("ItemTable", "cursorDiskKV")
     row = conn.execute(f"SELECT value FROM {table} WHERE key = ?", (key,)).fetchone()  # noqa: S608
     return decode(row[0], drift, f"{table}[{key[:60]}]: ") if row else None
 

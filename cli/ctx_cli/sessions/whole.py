@@ -77,7 +77,9 @@ def _collect(context: Context, produce: Producer) -> tuple[list[Session], dict[s
                 sessions.append(session)
     except FileProblem as exc:
         context.problems.append(str(exc))
-    except Exception as exc:  # noqa: BLE001 - report, keep what was read, never crash the CLI
+    except Exception as exc:
         context.drift.error("", exc)
-        context.problems.append(f"{context.path}: reading stopped at an unexpected record ({exc!r})")
+        context.problems.append(
+            f"{context.path}: reading stopped at an unexpected record ({exc!r})"
+        )
     return sessions, marks

@@ -19,7 +19,14 @@ from typing import Any
 from ctx_cli.sessions.build import Draft, SessionBuild
 from ctx_cli.sessions.exports import conversations, export_kind, refuse
 from ctx_cli.sessions.model import Cursor, Drift, ReadResult
-from ctx_cli.sessions.text import MAX_TOOL_TEXT, clip, kind_of, parse_time, tool_summary
+from ctx_cli.sessions.text import (
+    MAX_TOOL_TEXT,
+    as_dict,
+    clip,
+    kind_of,
+    parse_time,
+    tool_summary,
+)
 from ctx_cli.sessions.whole import Context, read_whole
 
 TOOL = "chatgpt"
@@ -55,7 +62,7 @@ def _produce(ctx: Context) -> Iterator[SessionBuild]:
             continue
         try:
             yield _conversation(ctx, key, version, conversation)
-        except Exception as exc:  # noqa: BLE001 - skip one odd conversation, keep the rest
+        except Exception as exc:
             ctx.drift.error(f"conversation {key[:40]}: ", exc)
 
 
@@ -95,12 +102,12 @@ def current_branch(mapping: dict[str, Any], current: Any) -> list[dict[str, Any]
 
 
 def _message(build: SessionBuild, message: dict[str, Any], drift: Drift) -> None:
-    author = message.get("author") if isinstance(message.get("author"), dict) else {}
+    author = as_dict(message.get("author"))
     role = kind_of(author.get("role"))
-    meta = message.get("metadata") if isinstance(message.get("metadata"), dict) else {}
+    meta = as_dict(message.get("metadata"))
     if _hidden(message, meta) or role == "system":
         return
-    content = message.get("content") if isinstance(message.get("content"), dict) else {}
+    content = as_dict(message.get("content"))
     kind = kind_of(content.get("content_type"))
     stamp = parse_time(message.get("create_time"))
     ident = message.get("id") if isinstance(message.get("id"), str) else None

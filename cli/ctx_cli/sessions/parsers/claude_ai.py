@@ -60,11 +60,13 @@ def _produce(ctx: Context) -> Iterator[SessionBuild]:
             continue
         try:
             yield _conversation(ctx, key, version, conversation)
-        except Exception as exc:  # noqa: BLE001 - skip one odd conversation, keep the rest
+        except Exception as exc:
             ctx.drift.error(f"conversation {key[:40]}: ", exc)
 
 
-def _conversation(ctx: Context, key: str, version: str, conversation: dict[str, Any]) -> SessionBuild:
+def _conversation(
+    ctx: Context, key: str, version: str, conversation: dict[str, Any]
+) -> SessionBuild:
     build = ctx.build(key, version)
     build.title(conversation.get("name") or conversation.get("summary"))
     build.touch(parse_time(conversation.get("created_at")))

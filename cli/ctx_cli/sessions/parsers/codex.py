@@ -25,6 +25,7 @@ from ctx_cli.sessions.jsonl import Handler, read_jsonl
 from ctx_cli.sessions.model import Cursor, ReadResult, Session
 from ctx_cli.sessions.text import (
     MAX_TOOL_TEXT,
+    as_dict,
     clip,
     kind_of,
     parse_time,
@@ -152,7 +153,7 @@ class RolloutHandler(Handler):
         build = self._session()
         build.project(payload.get("cwd"))
         build.touch(parse_time(payload.get("timestamp")) or stamp)
-        git = payload.get("git") if isinstance(payload.get("git"), dict) else {}
+        git = as_dict(payload.get("git"))
         build.branch(git.get("branch"))
         build.commit(git.get("commit_hash"))
         build.note("version", payload.get("cli_version"))
@@ -182,7 +183,9 @@ class RolloutHandler(Handler):
 
     # -- items (both generations) --------------------------------------------------------
 
-    def _item(self, item: dict[str, Any], stamp: Any, line: Line, prompts_from_events: bool) -> None:
+    def _item(
+        self, item: dict[str, Any], stamp: Any, line: Line, prompts_from_events: bool
+    ) -> None:
         kind = kind_of(item.get("type"))
         if kind == "message":
             self._message(item, stamp, prompts_from_events)
@@ -206,10 +209,10 @@ class RolloutHandler(Handler):
         kind = item.get("type")
         name, args = item.get("name"), item.get("arguments", item.get("input"))
         if kind == "local_shell_call":
-            action = item.get("action") if isinstance(item.get("action"), dict) else {}
+            action = as_dict(item.get("action"))
             name, args = "shell", action.get("command")
         elif kind == "web_search_call":
-            action = item.get("action") if isinstance(item.get("action"), dict) else {}
+            action = as_dict(item.get("action"))
             name, args = "web_search", action.get("query") or action.get("url")
         if isinstance(item.get("call_id"), str):
             self.call_names[item["call_id"]] = clip(name, 80) or "tool"
@@ -234,7 +237,7 @@ class RolloutHandler(Handler):
                 self.key = record["id"]
             build = self._session()
             build.touch(parse_time(record.get("timestamp")))
-            git = record.get("git") if isinstance(record.get("git"), dict) else {}
+            git = as_dict(record.get("git"))
             build.branch(git.get("branch"))
             build.commit(git.get("commit_hash"))
             return
@@ -289,7 +292,7 @@ def _output_text(output: Any) -> str:
         except ValueError:
             decoded = None
         if isinstance(decoded, dict) and "output" in decoded:
-            meta = decoded.get("metadata") if isinstance(decoded.get("metadata"), dict) else {}
+            meta = as_dict(decoded.get("metadata"))
             code = meta.get("exit_code")
             prefix = f"exit {code}: " if code is not None else ""
             return prefix + stringify(decoded.get("output"))

@@ -11,7 +11,7 @@ from typing import Any
 from ctx_cli.sessions.build import Draft, SessionBuild
 from ctx_cli.sessions.files import FileProblem, decode_json_bytes
 from ctx_cli.sessions.model import Drift
-from ctx_cli.sessions.text import bound_line, kind_of, parse_time, tool_summary
+from ctx_cli.sessions.text import as_dict, bound_line, kind_of, parse_time, str_or, tool_summary
 from ctx_cli.sessions.whole import Context
 
 SESSION_KEYS = {
@@ -45,7 +45,7 @@ def session_builds(
     for key in data:
         if key not in SESSION_KEYS:
             ctx.drift.unknown_field(f"session.{key}", "")
-    key = data.get("sessionId") if isinstance(data.get("sessionId"), str) else fallback_key
+    key = str_or(data.get("sessionId"), fallback_key)
     # No skipping by `lastMessageDate`: an answer can grow without it changing, and a chat
     # file is small enough to compare in full.
     build = ctx.build(key)
@@ -88,8 +88,8 @@ def _request(build: SessionBuild, request: dict[str, Any], drift: Drift, where: 
 
 
 def _answer_time(request: dict[str, Any], stamp: Any) -> Any:
-    result = request.get("result") if isinstance(request.get("result"), dict) else {}
-    timings = result.get("timings") if isinstance(result.get("timings"), dict) else {}
+    result = as_dict(request.get("result"))
+    timings = as_dict(result.get("timings"))
     elapsed = timings.get("totalElapsed")
     if stamp is None or not isinstance(elapsed, (int, float)):
         return stamp
@@ -104,7 +104,9 @@ def _part(answer: Draft, part: dict[str, Any], drift: Drift, where: str) -> str:
     if kind == "inlineReference":
         return f"`{_reference_name(part.get('inlineReference'))}`"
     if kind == "toolInvocationSerialized":
-        message = _markdown({"value": part.get("pastTenseMessage") or part.get("invocationMessage")})
+        message = _markdown(
+            {"value": part.get("pastTenseMessage") or part.get("invocationMessage")}
+        )
         answer.tool_calls.append(bound_line(f"{part.get('toolId') or 'tool'}: {message}", 200))
     elif kind == "textEditGroup":
         answer.tool_calls.append(tool_summary("Edit", _reference_name(part.get("uri"))))

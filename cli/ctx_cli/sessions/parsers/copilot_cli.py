@@ -9,6 +9,8 @@ from ctx_cli.sessions.files import Line
 from ctx_cli.sessions.jsonl import Handler
 from ctx_cli.sessions.text import (
     MAX_TOOL_TEXT,
+    as_dict,
+    as_list,
     clip,
     kind_of,
     parse_time,
@@ -45,7 +47,7 @@ class CopilotCliHandler(Handler):
             if key not in ENVELOPE:
                 self.drift.unknown_field(f"event.{key}", line.where)
         kind = kind_of(record.get("type"))
-        data = record.get("data") if isinstance(record.get("data"), dict) else {}
+        data = as_dict(record.get("data"))
         stamp = parse_time(record.get("timestamp"))
         ident = record.get("id") if isinstance(record.get("id"), str) else None
         if kind == "session.start":
@@ -69,7 +71,7 @@ class CopilotCliHandler(Handler):
         if self.full and not self.builds and isinstance(data.get("sessionId"), str):
             self.key = data["sessionId"]
         build = self._session()
-        context = data.get("context") if isinstance(data.get("context"), dict) else {}
+        context = as_dict(data.get("context"))
         build.project(context.get("cwd") or context.get("gitRoot"))
         build.branch(context.get("branch"))
         build.touch(parse_time(data.get("startTime")) or stamp)
@@ -79,7 +81,7 @@ class CopilotCliHandler(Handler):
     def _answer(self, data: dict[str, Any], stamp: Any, ident: str | None) -> None:
         draft = Draft("assistant", [_content(data)], timestamp=stamp)
         draft.external_id = data.get("messageId") or ident
-        requests = data.get("toolRequests") if isinstance(data.get("toolRequests"), list) else []
+        requests = as_list(data.get("toolRequests"))
         for request in requests:
             if isinstance(request, dict):
                 name = request.get("name") or request.get("toolName")
@@ -116,10 +118,7 @@ class CopilotCliHandler(Handler):
 
 def _content(data: dict[str, Any]) -> str:
     value = data.get("content")
-    if isinstance(value, str):
-        text = value
-    else:
-        text = stringify(value, 10**9)
+    text = value if isinstance(value, str) else stringify(value, 10**9)
     attachments = data.get("attachments")
     if isinstance(attachments, list) and attachments:
         text = f"{text}\n[{len(attachments)} attachment(s)]"

@@ -22,7 +22,15 @@ from ctx_cli.sessions.build import Draft, SessionBuild
 from ctx_cli.sessions.files import FileProblem
 from ctx_cli.sessions.model import Cursor, Drift, ReadResult
 from ctx_cli.sessions.parsers.copilot import SESSIONS_KEY, database_sessions
-from ctx_cli.sessions.text import MAX_TOOL_TEXT, clip, parse_time, stringify, tool_summary
+from ctx_cli.sessions.text import (
+    MAX_TOOL_TEXT,
+    as_dict,
+    clip,
+    parse_time,
+    str_or,
+    stringify,
+    tool_summary,
+)
 from ctx_cli.sessions.whole import Context, read_whole
 
 TOOL = "cursor"
@@ -142,7 +150,7 @@ def _composer(
     build.touch(parse_time(data.get("createdAt")))
     build.touch(parse_time(data.get("lastUpdatedAt")))
     build.note("mode", data.get("unifiedMode") or data.get("forceMode"))
-    model = data.get("modelConfig") if isinstance(data.get("modelConfig"), dict) else {}
+    model = as_dict(data.get("modelConfig"))
     build.note("model", model.get("modelName"))
     headers = data.get("fullConversationHeadersOnly")
     if isinstance(headers, list):
@@ -173,7 +181,7 @@ def _bubble(build: SessionBuild, bubble: dict[str, Any], drift: Drift, where: st
         return
     stamp = parse_time(bubble.get("createdAt")) or _client_time(bubble)
     ident = bubble.get("bubbleId") if isinstance(bubble.get("bubbleId"), str) else None
-    text = bubble.get("text") if isinstance(bubble.get("text"), str) else ""
+    text = str_or(bubble.get("text"), "")
     if not text.strip() and isinstance(bubble.get("richText"), str):
         text = rich_text(bubble["richText"])
     draft = Draft("user" if kind == 1 else "assistant", [text], timestamp=stamp, external_id=ident)
@@ -282,5 +290,7 @@ def _tab(ctx: Context, tab: dict[str, Any], project: str | None, n: int) -> Sess
         text = bubble.get("text") or bubble.get("rawText") or bubble.get("delegate") or ""
         role = "user" if kind == "user" else "assistant"
         stamp = parse_time(bubble.get("timestamp") or bubble.get("lastSendTime"))
-        build.add(Draft(role, [stringify(text, 10**9)], timestamp=stamp, external_id=bubble.get("id")))
+        build.add(
+            Draft(role, [stringify(text, 10**9)], timestamp=stamp, external_id=bubble.get("id"))
+        )
     return build

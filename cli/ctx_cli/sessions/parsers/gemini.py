@@ -23,9 +23,11 @@ from ctx_cli.sessions.jsonl import Handler, Restart, read_jsonl
 from ctx_cli.sessions.model import Cursor, Drift, ReadResult
 from ctx_cli.sessions.text import (
     MAX_TOOL_TEXT,
+    as_list,
     clip,
     kind_of,
     parse_time,
+    str_or,
     stringify,
     tool_summary,
 )
@@ -47,8 +49,10 @@ SKIPPED_TYPES = {"info", "error", "warning"}
 def detect(path: Path) -> bool:
     if path.suffix == ".jsonl":
         records = first_records(path, 1)
-        return bool(records) and "sessionId" in records[0] and (
-            "projectHash" in records[0] or "startTime" in records[0]
+        return (
+            bool(records)
+            and "sessionId" in records[0]
+            and ("projectHash" in records[0] or "startTime" in records[0])
         )
     if path.suffix != ".json":
         return False
@@ -147,7 +151,7 @@ def message_drafts(record: dict[str, Any], drift: Drift, where: str) -> list[Dra
 
 
 def _user(record: dict[str, Any], stamp: Any, ident: str | None) -> list[Draft]:
-    text, calls, results = _parts(record.get("content"))
+    text, _calls, results = _parts(record.get("content"))
     drafts = [Draft("user", [text], timestamp=stamp, external_id=ident)]
     for i, result in enumerate(results):
         drafts.append(_tool(result, stamp, f"{ident}:r{i}"))
@@ -155,10 +159,10 @@ def _user(record: dict[str, Any], stamp: Any, ident: str | None) -> list[Draft]:
 
 
 def _answer(record: dict[str, Any], stamp: Any, ident: str | None) -> list[Draft]:
-    text, calls, results = _parts(record.get("content"))
+    text, calls, _results = _parts(record.get("content"))  # results: in toolCalls below
     draft = Draft("assistant", [text], calls, timestamp=stamp, external_id=ident)
     drafts = [draft]
-    tool_calls = record.get("toolCalls") if isinstance(record.get("toolCalls"), list) else []
+    tool_calls = as_list(record.get("toolCalls"))
     for call in tool_calls:
         if not isinstance(call, dict):
             continue
@@ -234,7 +238,7 @@ def _read_document(ctx: Context) -> Iterator[SessionBuild]:
     for key in data:
         if key not in META_KEYS:
             ctx.drift.unknown_field(f"session.{key}", "")
-    key = data.get("sessionId") if isinstance(data.get("sessionId"), str) else ctx.path.stem
+    key = str_or(data.get("sessionId"), ctx.path.stem)
     build = ctx.build(key, str(data.get("lastUpdated") or ""))
     apply_meta(build, data, ctx.path)
     messages = data.get("messages")
