@@ -116,8 +116,14 @@ def test_it_reports_a_locked_database_as_a_problem(
     assert len(cursor.read(db, result.cursor).sessions) == 2  # read on the next run
 
 
-def test_it_never_writes_to_the_database(fixture_home: Callable[[str], Path]) -> None:
+def test_it_opens_databases_read_only(fixture_home: Callable[[str], Path]) -> None:
     db = _global(fixture_home("cursor"))
     before = db.read_bytes()
     cursor.read(db)
     assert db.read_bytes() == before
+    conn = vscdb.connect(db)
+    try:
+        with pytest.raises(sqlite3.OperationalError, match="readonly"):
+            conn.execute("CREATE TABLE ctx_probe (a)")
+    finally:
+        conn.close()
