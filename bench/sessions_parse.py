@@ -9,7 +9,8 @@ Measures: parse throughput (messages/s) of the first read, the time of a re-read
 unchanged history with the cursors the first read returned (and of the same after `touch`),
 an incremental read after one appended line per file, and for the export its parse rate and
 the peak RSS of a fresh process parsing it (against the same process's RSS before it started;
-`--naive` also measures `json.load` of the same file for comparison).
+the same when each conversation is handed to a callback instead of collected (`on_session`,
+how an uploader can stream), and with `--naive` of `json.load` of the same file).
 
 Run from the repository root: `python bench/sessions_parse.py [--messages N] [--export-mb M]`.
 Prints JSON, then a one-line summary as the last line.
@@ -35,6 +36,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "cli")]
 from bench.common import emit  # noqa: E402
 from ctx_cli.sessions import parsers  # noqa: E402
 from ctx_cli.sessions.model import Cursor  # noqa: E402
+from ctx_cli.sessions.parsers import chatgpt  # noqa: E402
 
 WORDS = [
     *("the", "cart", "total", "checkout", "discount", "tax", "test", "build", "cache", "index"),
@@ -221,6 +223,11 @@ def child(mode: str, path: str) -> None:
         with open(path, "rb") as f:
             data = json.load(f)
         count, cursor_time, cursor_bytes = len(data), 0.0, 0
+    elif mode == "stream":
+        counted: list[int] = []
+        result = chatgpt.read(Path(path), None, lambda s: counted.append(len(s.messages)))
+        assert not result.problems, result.problems
+        count, cursor_time, cursor_bytes = sum(counted), 0.0, 0
     else:
         result = parsers.read_as("chatgpt", Path(path))
         assert not result.problems, result.problems
@@ -273,6 +280,10 @@ def bench_export(root: Path, megabytes: int, naive: bool) -> dict[str, Any]:
         "unchanged_reread_s": round(parsed["unchanged_reread_s"], 4),
         "cursor_kb": round(parsed["cursor_bytes"] / 1024, 1),
     }
+    streamed = run_child("stream", path)
+    result["streamed_peak_rss_over_start_mb"] = round(
+        (streamed["rss_peak_kb"] - streamed["rss_before_kb"]) / 1024, 1
+    )
     if naive:
         loaded = run_child("naive", path)
         result["naive_json_load_peak_rss_over_start_mb"] = round(
@@ -307,7 +318,8 @@ def main() -> None:
         f"unchanged re-read {claude['unchanged_reread_s'] * 1000:.0f} ms "
         f"(touched {claude['touched_reread_s'] * 1000:.0f} ms); "
         f"ChatGPT {export['bytes'] / 1e6:.0f} MB, {export['messages']} msgs at "
-        f"{export['messages_per_s']}/s, peak RSS +{export['peak_rss_over_start_mb']} MB"
+        f"{export['messages_per_s']}/s, peak RSS +{export['peak_rss_over_start_mb']} MB "
+        f"(streamed +{export['streamed_peak_rss_over_start_mb']} MB)"
     )
     emit(result, summary, args.out)
 

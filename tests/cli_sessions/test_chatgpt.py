@@ -88,3 +88,10 @@ def test_it_refuses_a_claude_ai_export(tmp_path: Path) -> None:
     result = chatgpt.read(other)
     assert result.sessions == []
     assert "is not a ChatGPT export (it looks like a claude-ai export)" in result.problems[0]
+
+
+def test_it_hands_conversations_over_one_by_one_when_asked(tmp_path: Path) -> None:
+    seen: list[str] = []
+    result = chatgpt.read(export_zip(tmp_path), None, lambda s: seen.append(s.title or ""))
+    assert seen == ["Powers of two", "Plant photo"] and result.sessions == []
+    assert chatgpt.read(export_zip(tmp_path), result.cursor).sessions == []  # cursor still moved

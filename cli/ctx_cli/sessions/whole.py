@@ -35,14 +35,23 @@ class Context:
 
 
 Producer = Callable[[Context], Iterable[SessionBuild]]
+OnSession = Callable[[Session], None]
 
 
 def read_whole(
-    path: Path, cursor: Cursor | None, tool: str, produce: Producer, *, hashed: bool = True
+    path: Path,
+    cursor: Cursor | None,
+    tool: str,
+    produce: Producer,
+    *,
+    hashed: bool = True,
+    on_session: OnSession | None = None,
 ) -> ReadResult:
     """Parse `path` with `produce` unless its content hash is the cursor's.
 
     `hashed=False` (SQLite) leaves change detection to the producer (row ids, timestamps).
+    `on_session`, when given, receives each session as soon as it is built, and the result's
+    list stays empty: a large export then never holds more than one conversation's messages.
     """
     cursor = cursor or Cursor(tool=tool)
     drift = Drift()
@@ -56,7 +65,7 @@ def read_whole(
     except FileProblem as exc:
         return ReadResult([], cursor, drift, [str(exc)])
     context = Context(path, cursor, drift, tool)
-    sessions, marks = _collect(context, produce)
+    sessions, marks = _collect(context, produce, on_session)
     new.tool = tool
     new.sessions = marks
     new.extra = context.extra
@@ -66,14 +75,18 @@ def read_whole(
     return ReadResult(sessions, new, drift, context.problems, rewritten=rewritten)
 
 
-def _collect(context: Context, produce: Producer) -> tuple[list[Session], dict[str, Any]]:
+def _collect(
+    context: Context, produce: Producer, on_session: OnSession | None
+) -> tuple[list[Session], dict[str, Any]]:
     sessions: list[Session] = []
     marks = dict(context.cursor.sessions)
     try:
         for build in produce(context):
             session = emit_full(build)
             marks[build.key] = build.mark.to_dict()
-            if session is not None:
+            if session is not None and on_session is not None:
+                on_session(session)
+            elif session is not None:
                 sessions.append(session)
     except FileProblem as exc:
         context.problems.append(str(exc))

@@ -27,7 +27,7 @@ from ctx_cli.sessions.text import (
     parse_time,
     tool_summary,
 )
-from ctx_cli.sessions.whole import Context, read_whole
+from ctx_cli.sessions.whole import Context, OnSession, read_whole
 
 TOOL = "chatgpt"
 TEXT_TYPES = {"text", "multimodal_text"}
@@ -44,8 +44,11 @@ def locate(home: Path, platform: str, env: Mapping[str, str] | None = None) -> l
     return []
 
 
-def read(path: Path, cursor: Cursor | None = None) -> ReadResult:
-    return read_whole(path, cursor, TOOL, _produce)
+def read(
+    path: Path, cursor: Cursor | None = None, on_session: OnSession | None = None
+) -> ReadResult:
+    """The export's new conversations; with `on_session`, handed over one by one instead."""
+    return read_whole(path, cursor, TOOL, _produce, on_session=on_session)
 
 
 def _produce(ctx: Context) -> Iterator[SessionBuild]:

@@ -90,6 +90,7 @@ def read(path: Path, cursor: Cursor | None = None) -> ReadResult:
     result = read_whole(path, cursor, TOOL, _produce, hashed=False)
     if not result.problems:
         result.cursor.extra["stat"] = stamp  # taken before reading: a write meanwhile shows
+        result.cursor.size, result.cursor.mtime_ns = stamp[0], stamp[1]
     return result
 
 
