@@ -82,16 +82,16 @@ class JsonlFile:
         self._lines = 0
 
     def prepare(self) -> str:
+        self.size, self.mtime_ns = file_fingerprint(self.path)
+        c = self.cursor
+        if c.size >= 0 and c.size == self.size and c.mtime_ns == self.mtime_ns:
+            self.status = "unchanged"  # not even opened: an unchanged history costs one stat
+            return self.status
         try:
-            st = os.stat(self.path)
             self._file = open(self.path, "rb")  # noqa: SIM115 - closed by close()
         except OSError as exc:
             raise FileProblem(f"cannot open {self.path}: {exc.strerror or exc}") from exc
-        self.size, self.mtime_ns = st.st_size, st.st_mtime_ns
-        c = self.cursor
-        if c.size >= 0 and c.size == self.size and c.mtime_ns == self.mtime_ns:
-            self.status = "unchanged"
-        elif c.size >= 0 and c.offset > 0:
+        if c.size >= 0 and c.offset > 0:
             self.status = (
                 "resumed" if self._prefix_matches(c.offset, c.prefix_hash) else "rewritten"
             )
