@@ -64,6 +64,8 @@ class Clause:
     question: bool
     regions: Regions
     sentence: Span
+    # The clause's lower-case words: rule families test these before running their patterns.
+    words: frozenset[str] = frozenset()
 
     @property
     def body(self) -> str:
@@ -97,6 +99,14 @@ class Candidate:
 Rule = Callable[[Clause], Iterable[Candidate]]
 
 
+_WORD: Final = re.compile(r"[a-z]+(?:'[a-z]+)?")
+
+
+def words_of(text: str) -> frozenset[str]:
+    """The lower-case words of `text` ("I'm" -> "i'm"), for the rule families' gates."""
+    return frozenset(_WORD.findall(text.lower().replace("\u2019", "'")))
+
+
 def subject_allowed(role: Role, subject: str) -> bool:
     """Whether `subject` (as matched by SUBJ) names the user when `role` says it."""
     word = subject.casefold()
@@ -105,6 +115,20 @@ def subject_allowed(role: Role, subject: str) -> bool:
     if word == "you":
         return role == "assistant"
     return role in {"document", "assistant"}  # "the user", "the team"
+
+
+def owner_allowed(role: Role, possessive: str) -> bool:
+    """Whether a possessive ("my", "your", "the user's") is the user's when `role` says it.
+
+    An assistant's "your settings are correct" is advice far more often than a restatement,
+    so "your" counts only in the preference rules, which check for restating words.
+    """
+    word = possessive.casefold()
+    if word in {"my", "our"}:
+        return role in {"user", "document"}
+    if word == "your":
+        return role == "assistant"
+    return role in {"document", "assistant"}
 
 
 def subject_of(subject: str) -> str:

@@ -98,6 +98,8 @@ def find_entities(units: Sequence[Unit], extractions: Sequence[Extraction]) -> l
     mentions = list(_from_extractions(extractions))
     aliases: list[tuple[str, str, Evidence]] = []
     for index, unit in enumerate(units):
+        if unit.role not in {"user", "document"}:
+            continue  # what an assistant names (its examples, its suggestions) is not the user's
         regions = Regions(unit.text)
         mentions.extend(_mentions(index, unit, regions))
         aliases.extend(_aliases(index, unit, regions))

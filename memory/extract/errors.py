@@ -41,6 +41,13 @@ _FIX: Final = re.compile(
 )
 
 
+# Words every fix pattern contains: one search decides whether a message needs the full scan.
+_FIX_GATE: Final = re.compile(
+    r"fixed|solved|resolved|sorted|fix\b|solution|workaround|culprit|root cause|worked|"
+    r"works now|went away",
+)  # searched in the lower-cased text
+
+
 @dataclass(frozen=True, slots=True)
 class _Error:
     unit_index: int
@@ -51,22 +58,28 @@ class _Error:
 
 def error_fixes(units: Sequence[Unit]) -> list[Extraction]:
     """One "fix" fact per fix a user (or a note) reports after an error."""
+    fixes = {i: list(_fixes(u)) for i, u in enumerate(units) if u.role in {"user", "document"}}
+    if not any(fixes.values()):
+        return []  # no fix reported: the (costlier) error scan has nothing to pair with
     errors: list[_Error] = []
     out: list[Extraction] = []
     for index, unit in enumerate(units):
-        limit = min(len(unit.text), MAX_UNIT_CHARS)
-        found = sorted(_errors(index, unit.text, limit), key=lambda e: e.start)
-        if unit.role in {"user", "document"}:
-            for m in _FIX.finditer(unit.text, 0, limit):
-                error = _latest(errors + [e for e in found if e.end <= m.start()], index)
-                if error is not None:
-                    out.append(_extraction(units, index, m, error))
+        found = sorted(_errors(index, unit.text), key=lambda e: e.start)
+        for m in fixes.get(index, ()):
+            error = _latest(errors + [e for e in found if e.end <= m.start()], index)
+            if error is not None:
+                out.append(_extraction(units, index, m, error))
         errors.extend(found)
     return out
 
 
-def _errors(index: int, text: str, limit: int) -> Iterator[_Error]:
-    for m in _ERROR.finditer(text, 0, limit):
+def _fixes(unit: Unit) -> Iterator[re.Match[str]]:
+    if _FIX_GATE.search(unit.text[:MAX_UNIT_CHARS].lower()):
+        yield from _FIX.finditer(unit.text, 0, MAX_UNIT_CHARS)
+
+
+def _errors(index: int, text: str) -> Iterator[_Error]:
+    for m in _ERROR.finditer(text, 0, MAX_UNIT_CHARS):
         group = next(g for g in ("err", "err2", "err3") if m[g])
         err = clean_value(m[group])[:MAX_ERROR_CHARS]
         yield _Error(index, m.start(group), m.start(group) + len(err), err)

@@ -117,7 +117,7 @@ def _oblique(word: str, named: bool) -> str:
 
 def _would_or_had(text: str, end: int) -> tuple[str, int]:
     nxt = _WORD.match(text, end)
-    if nxt and _is_past(nxt.group(1).lower()):
+    if nxt and is_past(nxt.group(1).lower()):
         return "the user had", end
     return "the user would", end
 
@@ -144,7 +144,7 @@ def agree(verb: str) -> str:
         return _AGREE[lower]
     if (
         lower in MODALS
-        or _is_past(lower)
+        or is_past(lower)
         or lower.endswith("n't")
         or "'" in lower
         or not lower.isalpha()
@@ -157,7 +157,7 @@ def agree(verb: str) -> str:
     return verb + "s"
 
 
-def _is_past(lower: str) -> bool:
+def is_past(lower: str) -> bool:
     """ "overslept", "rebuilt", "needed" are past; "need", "exceed" are not."""
     if lower in IRREGULAR_PAST:
         return True
@@ -170,6 +170,8 @@ def sentence(text: str) -> str:
     """`text` as one sentence: single spaces, a capital first letter, a final full stop."""
     body = " ".join(text.split()).strip(" ,;:-\u2013\u2014")
     body = body.rstrip(".!?\u2026 ")
+    if body.endswith(")") and body.count(")") > body.count("("):
+        body = body[:-1].rstrip(".!?\u2026 ")
     if not body:
         return ""
     return body[0].upper() + body[1:] + "."

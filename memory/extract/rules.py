@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from typing import Final
 
 from memory.extract.base import Evidence, Extraction, ExtractResult, Unit
-from memory.extract.context import Candidate, Clause, Rule
+from memory.extract.context import ADV, Candidate, Clause, Rule, words_of
 from memory.extract.corrections import bare_correction, is_correction
 from memory.extract.dates import mentioned_dates
 from memory.extract.entities import find_entities
@@ -38,6 +38,16 @@ DEFAULT_RULES: Final[tuple[Rule, ...]] = (preferences, facts, presupposed, work,
 # attribute fact says the same thing better.
 NOTE_COVERAGE: Final = 0.6
 
+# From an assistant only restated preferences are taken ("Since you prefer Emacs ..."); a
+# message without any such wording skips the sentence and clause work entirely. This gate
+# must match wherever those rules can (rules_prefs: "you"/"the user" + up to a few words +
+# a preference verb, or "favourite").
+_RESTATES: Final = re.compile(
+    rf"\b(?:you|user)\b(?:'re|'d)?\s*(?:(?:{ADV}|don't|do not|doesn't|does not|didn't|never|"
+    r"are|is|am|not|a|big|huge|massive|such)\s+)*(?:prefers?|likes?|loves?|enjoys?|adores?|"
+    r"hates?|dislikes?|detests?|can't|cannot|into|fan|obsessed|passionate|rather)\b"
+    r"|\b(?:your|user's)\s+(?:all-time\s+|absolute\s+)?favou?rite",
+)  # searched in the lower-cased text: a case-blind pattern is several times slower
 # Pasted material after an instruction ("Rewrite this: I went to ...") is someone else's
 # first person; everything after the instruction's colon or line break is skipped.
 _PASTE_INSTRUCTION: Final = re.compile(
@@ -67,6 +77,8 @@ class RuleExtractor:
         return ExtractResult(tuple(extractions), tuple(entities), tuple(relations))
 
     def _unit(self, index: int, unit: Unit, previous: Sequence[Extraction]) -> list[Extraction]:
+        if unit.role in {"assistant", "system"} and not _RESTATES.search(unit.text.lower()):
+            return []
         regions = Regions(unit.text)
         end = _paste_start(unit)
         out: list[Extraction] = []
@@ -90,8 +102,17 @@ class RuleExtractor:
         parts = clauses(unit.text, sentence)
         asking = question_clauses(unit.text, sentence, parts)
         for part, question in zip(parts, asking, strict=True):
+            words = words_of(part.text(unit.text))
             clause = Clause(
-                unit.text, part.start, part.end, index, unit.role, question, regions, sentence
+                unit.text,
+                part.start,
+                part.end,
+                index,
+                unit.role,
+                question,
+                regions,
+                sentence,
+                words,
             )
             yield from _deduplicated(self._clause(clause))
 

@@ -10,11 +10,11 @@ from typing import Final
 
 from memory.extract.base import TEAM, USER
 from memory.extract.context import Candidate, Clause, clean_value, finditer, weigh
-from memory.extract.lexicon import category_of, slug
+from memory.extract.lexicon import category_of, slug, words
 from memory.extract.person import sentence
 
 # Cheap gate: a clause without one of these words runs none of the German patterns.
-_GATE: Final = re.compile(r"\b(?:ich|wir|mein|meine|meinen|unser|unsere|ab jetzt)\b", re.I)
+_GATE: Final = words("ich wir mein meine meinen unser unsere ab")
 _WORDS: Final = (
     r"(?P<value>[^,.;:!?()\n]{1,80}?)"
     r"(?=\s+(?:weil|da|denn|aber|wenn|als)\b|\s*[,.;:!?()\n]|\s*$)"
@@ -93,7 +93,7 @@ def german(clause: Clause) -> Iterator[Candidate]:
     """German explicit statements of one clause (none from questions)."""
     if clause.question or clause.role not in {"user", "document"}:
         return
-    if _GATE.search(clause.text, clause.start, clause.end) is None:
+    if clause.words.isdisjoint(_GATE):
         return
     for pattern, kind, attribute, template, rule in _PATTERNS:
         for m in finditer(pattern, clause):

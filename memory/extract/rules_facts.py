@@ -18,6 +18,7 @@ from memory.extract.context import (
     Clause,
     clean_value,
     finditer,
+    owner_allowed,
     subject_allowed,
     subject_of,
     weigh,
@@ -31,7 +32,7 @@ from memory.extract.lexicon import (
     slug,
     words,
 )
-from memory.extract.person import sentence, third_person
+from memory.extract.person import is_past, sentence, third_person
 
 NAME: Final = r"[A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)?(?:\s+[A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)?)?"
 # A proper name: capitalised words (inner dots allowed: "Next.js"), joined by single spaces and
@@ -108,7 +109,8 @@ _USES: Final = re.compile(
     rf"{SUBJ_WE}\s*(?:{ADV}\s+)*(?P<verb>use|uses|am using|'m using|are using|have been using|"
     r"'ve been using|has been using|switched to|use mostly|rely on|relies on)\s+"
     r"(?P<value>(?:an?\s+|the\s+)?[\w+#.'-]+(?:\s+[\w+#.'-]+){0,4}?)"
-    r"(?=\s+(?:for|to|in|on|at|with|because|since|and|but|as|instead|every|daily|that|which|"
+    r"(?=\s+(?:for|to|in|on|at|with|because|since|and\s+(?:I|we|it|then|my)|but|as|instead|"
+    r"every|daily|that|which|"
     r"now|lately|these|all|a lot)\b|\s*[,.;:!?()\n]|\s*$)",
 )
 _COUNT: Final = re.compile(
@@ -145,7 +147,7 @@ def _my_x_is(clause: Clause) -> Iterator[Candidate]:
     for m in finditer(_MY_X_IS, clause):
         attr = m["attr"].replace("'s", "")
         words = attr.split()
-        if words[0] in _CONVERSATIONAL or not _owner_allowed(clause, m["poss"]):
+        if words[0] in _CONVERSATIONAL or not owner_allowed(clause.role, m["poss"]):
             continue
         value = clean_value(m["value"])
         verb = m["verb"]
@@ -169,17 +171,6 @@ def _my_x_is(clause: Clause) -> Iterator[Candidate]:
             rule="my_x_is",
             negated=m["neg"] is not None,
         )
-
-
-def _owner_allowed(clause: Clause, possessive: str) -> bool:
-    word = possessive.casefold()
-    if word in {"my", "our"}:
-        return clause.role in {"user", "document"}
-    if word == "your":
-        # An assistant's "your settings are correct" is advice far more often than a
-        # restatement; "you prefer" (rules_prefs) is where restatements are taken.
-        return False
-    return clause.role in {"document", "assistant"}
 
 
 def named_relatives(clause: Clause) -> Iterator[Candidate]:
@@ -305,6 +296,8 @@ def _habit(clause: Clause) -> Iterator[Candidate]:
     if clause.role not in {"user", "document"}:
         return
     for m in finditer(_HABIT, clause):
+        if is_past(m["vp"].split()[0].casefold()):
+            continue  # "I never realized ..." tells of a moment, not a habit
         text = clause.text[m.start() : m.end()]
         yield Candidate(
             kind="fact",

@@ -17,17 +17,24 @@ from memory.extract.context import (
     Clause,
     clean_value,
     finditer,
+    owner_allowed,
     subject_allowed,
     weigh,
 )
 from memory.extract.lexicon import category_of, find_category, slug, words
 from memory.extract.person import sentence, third_person
 
+# Words one of which every preference pattern needs (the directive aside): a clause without
+# any is spared the patterns.
+_GATE: Final = words(
+    "prefer prefers rather like likes love loves enjoy enjoys adore adores hate hates dislike "
+    "dislikes stand bear detest detests into fan obsessed passionate favorite favourite swear"
+)
 # A preferred value ends where its alternative begins ("Vim over VS Code").
 _PREFERRED: Final = VALUE.replace(r"(?=\s+(?:", r"(?=\s+(?:over|than|rather than|instead of|to|", 1)
 _PREFER: Final = re.compile(
     rf"{SUBJ}\s+(?:{ADV}\s+)*(?P<neg>(?:don't|do not|doesn't|does not|no longer)\s+)?"
-    rf"(?:prefers?|(?:would|'d) rather(?: have| use)?)\s+(?:to\s+)?{_PREFERRED}"
+    rf"(?:prefers?|(?:would|'d) rather(?: have| use)?)\s+(?P<to>to\s+)?{_PREFERRED}"
     r"(?:\s+(?:over|to|than|rather than|instead of)\s+(?P<other>[^,.;:!?()\n]{1,60}?)"
     r"(?=\s+(?:because|since|as|when|but|for)\b|\s*[,.;:!?()\n]|\s*$))?",
 )
@@ -62,6 +69,11 @@ _RESTATEMENT: Final = re.compile(
 _EMPTY_OBJECTS: Final = words(
     "to a the using doing working having being making getting it one ones"
 )
+# "I like the gym-based activities idea": a reaction to a suggestion, named at the end.
+_SUGGESTION: Final = re.compile(
+    r"\b(?:idea|ideas|suggestion|suggestions|tip|tips|list|option|options|plan|advice)$",
+    re.IGNORECASE,
+)
 _FAVOURITE_IS: Final = re.compile(
     r"\b(?P<poss>[Mm]y|[Yy]our|[Oo]ur|(?:[Tt]he )?[Uu]ser's)\s+(?:all-time\s+|absolute\s+)?"
     r"favou?rite\s+(?P<cat>[a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,3}?)\s+"
@@ -76,7 +88,7 @@ _IS_FAVOURITE: Final = re.compile(
     re.IGNORECASE,
 )
 _FAVOURITE_NP: Final = re.compile(
-    r"\b[Mm]y\s+(?:all-time\s+)?favou?rite\s+"
+    r"\b(?P<poss>[Mm]y)\s+(?:all-time\s+)?favou?rite\s+"
     r"(?P<np>(?:[\w'+#-]+\s+){0,4}?[\w'+#-]+?)"
     r"(?=\s+(?:with|for|from|to|in|on|at|and|or|but|that|which|who|is|are|was|were|has|"
     r"have|had|so|because|since|when|while|recipe|recipes|tonight|today|tomorrow|yesterday|"
@@ -103,11 +115,13 @@ def preferences(clause: Clause) -> Iterator[Candidate]:
     """Every preference rule on one clause; questions state no preference."""
     if clause.question:
         return
+    yield from _directive(clause)  # anchored at the clause start: cheap, needs no gate
+    if clause.words.isdisjoint(_GATE):
+        return
     yield from _prefer(clause)
     yield from _like(clause)
     yield from _favourite(clause)
     yield from _which_i(clause)
-    yield from _directive(clause)
 
 
 def _prefer(clause: Clause) -> Iterator[Candidate]:
@@ -120,7 +134,8 @@ def _prefer(clause: Clause) -> Iterator[Candidate]:
         other = clean_value(m["other"] or "")
         category = category_of(value) or (category_of(other) if other else None)
         negated = m["neg"] is not None
-        text = f"The user {'does not prefer' if negated else 'prefers'} {value}"
+        to = "to " if m["to"] else ""
+        text = f"The user {'does not prefer' if negated else 'prefers'} {to}{value}"
         text += f" over {other}" if other else ""
         yield Candidate(
             kind="preference",
@@ -143,7 +158,7 @@ def _like(clause: Clause) -> Iterator[Candidate]:
         if clause.role == "assistant" and not _restated(clause, m.start()):
             continue
         value = clean_value(m["value"])
-        if not value or value.casefold() in _EMPTY_OBJECTS:
+        if not value or value.casefold() in _EMPTY_OBJECTS or _SUGGESTION.search(value):
             continue
         negative = re.match(_NEGATIVE, m["verb"], re.IGNORECASE) is not None
         negated = negative != (m["neg"] is not None)
@@ -176,7 +191,7 @@ def _favourite(clause: Clause) -> Iterator[Candidate]:
     ]
     found.extend(_subject_favourite(clause))
     if found:
-        yield from found
+        yield from (c for c in found if c is not None)
         return
     for m in finditer(_FAVOURITE_NP, clause):
         np = clean_value(m["np"])
@@ -187,8 +202,8 @@ def _favourite(clause: Clause) -> Iterator[Candidate]:
             continue
         head = np.split()[-1]
         candidate = _favourite_candidate(clause, m, head, np)
-        statement = sentence(f"The user's favourite {head} is {np}")
-        yield replace(candidate, statement=statement)
+        if candidate is not None:
+            yield replace(candidate, statement=sentence(f"The user's favourite {head} is {np}"))
 
 
 def _subject_favourite(clause: Clause) -> Iterator[Candidate]:
@@ -198,7 +213,9 @@ def _subject_favourite(clause: Clause) -> Iterator[Candidate]:
         return
     value = _strip_lead(clean_value(m["value"]))
     if value and len(value.split()) <= 5:
-        yield _favourite_candidate(clause, m, m["cat"] or "thing", value)
+        candidate = _favourite_candidate(clause, m, m["cat"] or "thing", value)
+        if candidate is not None:
+            yield candidate
 
 
 def _strip_lead(value: str) -> str:
@@ -207,7 +224,11 @@ def _strip_lead(value: str) -> str:
     return value if value.casefold() not in {"it", "this", "that", "which", "who"} else ""
 
 
-def _favourite_candidate(clause: Clause, m: re.Match[str], category: str, value: str) -> Candidate:
+def _favourite_candidate(
+    clause: Clause, m: re.Match[str], category: str, value: str
+) -> Candidate | None:
+    if not owner_allowed(clause.role, m["poss"]):
+        return None
     text = clause.text[m.start() : m.end()]
     return Candidate(
         kind="preference",

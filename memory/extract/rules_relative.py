@@ -18,6 +18,7 @@ from memory.extract.context import ADV, Candidate, Clause, clean_value, finditer
 from memory.extract.lexicon import words
 from memory.extract.person import IRREGULAR_PAST, sentence, third_person
 
+_GATE: Final = re.compile(r"(?:that|which)\s+I\b|\b[Aa]s\s+an?\s")
 _DETERMINER: Final = r"(?:my|the|a|an|this|that|these|those|some|our)"
 _PAST: Final = r"(?:[a-z]+ed|" + "|".join(sorted(IRREGULAR_PAST - {"been", "gotten"})) + ")"
 _WHICH_I_DID: Final = re.compile(
@@ -39,6 +40,8 @@ _AS_A: Final = re.compile(
 def presupposed(clause: Clause) -> Iterator[Candidate]:
     """Facts in relative clauses and "As a ..., I" phrases, questions included."""
     if clause.role not in {"user", "document"}:
+        return
+    if not _GATE.search(clause.text, clause.start, clause.end):
         return
     base = 0.6 if clause.question else 0.7
     yield from _relative_clauses(clause, base)

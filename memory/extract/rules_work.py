@@ -19,10 +19,18 @@ from memory.extract.context import (
     subject_of,
     weigh,
 )
-from memory.extract.lexicon import WEEKDAYS, find_category, slug
+from memory.extract.lexicon import WEEKDAYS, find_category, slug, words
 from memory.extract.person import sentence, third_person
 
 _WEEKDAY: Final = "|".join(WEEKDAYS)
+# A word every pattern of this module needs: one search spares a clause the others.
+_GATE: Final = words(
+    "decided decide decision agreed chose chosen settled opted committed resolved go going use "
+    "stick switch move migrate standardize standardise let's let deploy release ship meet "
+    "publish merge demo review sync plan planning retro back backups todo to fixme action need "
+    "needs have has must got gotta should supposed remind forget remember blocked stuck held "
+    "waiting"
+)
 _DECIDED: Final = re.compile(
     rf"{SUBJ_WE}(?:'ve|\s+have|\s+has)?\s+(?:{ADV}\s+)*"
     r"(?P<verb>decided|agreed|chose|chosen|settled|opted|committed|resolved)"
@@ -48,11 +56,17 @@ _SCHEDULE: Final = re.compile(
 _TODO: Final = re.compile(
     r"\b(?:TODO|To-?do|FIXME|Action item)\b\s*[:\-]?\s*(?P<what>[^\n]{3,160})"
 )
+# What is to be done: up to the end of the clause, or to where the speaker turns to the
+# assistant ("... and was wondering if you could help"); never cut inside a word.
+_TASK_TEXT: Final = (
+    r"(?P<what>[^.;!?\n]{3,160}?)(?=\s+(?:and|but|so)\s+(?:was|am|I|I'm|I've|would|could|"
+    r"can|do|any)\b|\s*[.;!?\n]|\s*$)"
+)
 _NEED_TO: Final = re.compile(
     rf"{SUBJ_WE}\s*(?:{ADV}\s+)*(?:still\s+)?(?P<verb>need to|needs to|have to|has to|must|"
     r"'ve got to|have got to|gotta|should|'m supposed to|am supposed to|'re supposed to|"
     r"plan to|am planning to|'m planning to|are planning to|'re planning to)\s+"
-    r"(?P<what>[^.;!?\n]{3,160})",
+    rf"{_TASK_TEXT}",
 )
 _REMIND: Final = re.compile(
     r"\b(?:[Rr]emind me to|[Dd]on't let me forget to|[Rr]emember to|[Dd]on't forget to)\s+"
@@ -76,6 +90,8 @@ def work(clause: Clause) -> Iterator[Candidate]:
     """Decisions, schedules, tasks and blockers of one clause; none from a question."""
     if clause.question or clause.role not in {"user", "document"}:
         return  # an assistant's "you should ..." is advice, not the user's task or decision
+    if clause.words.isdisjoint(_GATE):
+        return
     for rule in (_decided, _go_with, _decision_is, _schedule, _todo, _need_to, _blocked):
         yield from rule(clause)
 
@@ -162,22 +178,33 @@ def _need_to(clause: Clause) -> Iterator[Candidate]:
     for m in finditer(_NEED_TO, clause):
         if not subject_allowed(clause.role, m["subj"]) or _NOT_TASK.match(m["what"]):
             continue
-        base = 0.7 if "plan" in m["verb"] or m["verb"] == "should" else 0.8
-        yield _task(clause, m, subject_of(m["subj"]), clean_value(m["what"]), "need_to", base)
+        verb = m["verb"]
+        base = 0.7 if "plan" in verb or verb == "should" else 0.8
+        phrase = "plans to" if "plan" in verb else "should" if verb == "should" else "needs to"
+        what = clean_value(m["what"])
+        yield _task(clause, m, subject_of(m["subj"]), what, "need_to", base, phrase)
     for m in finditer(_REMIND, clause):
         yield _task(clause, m, USER, clean_value(m["what"]), "remind", 0.9)
 
 
 def _task(
-    clause: Clause, m: re.Match[str], subject: str, what: str, rule: str, base: float
+    clause: Clause,
+    m: re.Match[str],
+    subject: str,
+    what: str,
+    rule: str,
+    base: float,
+    phrase: str = "needs to",
 ) -> Candidate:
     owner = "The team" if subject == TEAM else "The user"
+    if subject == TEAM:
+        phrase = {"needs to": "need to", "plans to": "plan to"}.get(phrase, phrase)
     return Candidate(
         kind="task",
         subject=subject,
         attribute=f"task:{slug(what)}",
         value=what,
-        statement=sentence(f"{owner} needs to {third_person(_bare(what), named=True)}"),
+        statement=sentence(f"{owner} {phrase} {third_person(_bare(what), named=True)}"),
         confidence=weigh(base, clause.role),
         start=m.start(),
         end=m.end(),

@@ -128,3 +128,7 @@ def test_it_reads_an_as_a_identity() -> None:
 def test_it_takes_no_fact_from_an_assistant() -> None:
     result = run(("assistant", "Your settings are correct. You have two options. You work hard."))
     assert not result.extractions
+
+
+def test_it_takes_no_habit_from_a_single_past_moment() -> None:
+    assert "habit" not in attributes(run("I never realized how much Bach influenced them."))

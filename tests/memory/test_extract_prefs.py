@@ -102,3 +102,21 @@ def test_it_ignores_an_assistant_guessing_what_the_user_likes() -> None:
 
 def test_it_ignores_the_assistant_speaking_of_itself() -> None:
     assert not run(("assistant", "I love helping with recipes.")).extractions
+
+
+def test_it_keeps_the_infinitive_of_prefer_to() -> None:
+    found = one(run("I prefer to shop in person."), "prefers")
+    assert found.statement == "The user prefers to shop in person."
+
+
+def test_it_ignores_liking_a_suggestion() -> None:
+    assert "likes" not in attributes(run("I like the gym-based social activities idea."))
+
+
+def test_it_takes_no_favourite_the_assistant_claims_for_itself() -> None:
+    assert not run(("assistant", "Python is my favourite language.")).extractions
+
+
+def test_it_takes_an_assistant_restating_the_users_favourite() -> None:
+    result = run(("assistant", "Your favourite editor is Emacs, so here is a config."))
+    assert one(result, "favorite_editor").value == "Emacs"

@@ -63,3 +63,9 @@ def test_it_takes_no_decision_or_task_from_a_question_or_the_assistant() -> None
         ("assistant", "You need to update your drivers. We decided to help."),
     )
     assert not attributes(result)
+
+
+def test_it_says_plans_as_plans_and_stops_where_the_user_turns_to_the_assistant() -> None:
+    result = run("I'm planning to re-watch the MCU and was wondering if you could help me.")
+    (found,) = [e for e in result.extractions if e.kind == "task"]
+    assert found.statement == "The user plans to re-watch the MCU."
