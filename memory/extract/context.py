@@ -32,14 +32,14 @@ ADV: Final = r"(?:" + "|".join(sorted(ADVERBS)) + r")"
 SUBJ: Final = r"(?P<subj>\bI\b|\b[Yy]ou\b|\b(?:[Tt]he\s+)?[Uu]ser\b)"
 SUBJ_WE: Final = r"(?P<subj>\bI\b|\b[Ww]e\b|\b[Yy]ou\b|\b(?:[Tt]he\s+)?(?:[Uu]ser|[Tt]eam)\b)"
 # One character of running text: no clause punctuation, but a dot inside a word
-# ("example.org", "2.5") and a colon between digits ("9:30") are part of the text.
-TEXT_CHAR: Final = r"(?:[^,.;:!?()\[\]\n\"]|\.(?=\w)|(?<=\d):(?=\d))"
+# ("example.org", "2.5") and a colon or comma between digits ("9:30", "2,500") are text.
+TEXT_CHAR: Final = r"(?:[^,.;:!?()\[\]\n\"]|\.(?=\w)|(?<=\d)[:,](?=\d))"
 # A value: a short run of text, ended before a connective or punctuation.
 VALUE: Final = (
     rf"(?P<value>{TEXT_CHAR}{{1,80}}?)"
     r"(?=\s+(?:because|since|as|when|while|but|so|and then|which|who|though|although|"
     r"if|unless|until|whenever|now|anymore|and\s+(?:I|I'm|I've|my|we|our|he|she|they|it|then))\b"
-    r"|\s*(?:[,;!?()\[\]\n\"]|\.(?!\w)|:(?!\d))|\s*$)"
+    r"|\s*(?:[;!?()\[\]\n\"]|,(?!\d)|\.(?!\w)|:(?!\d))|\s*$)"
 )
 DISCOURSE: Final = re.compile(
     r"(?:(?:oh|ah|well|so|also|and|but|anyway|anyways|btw|by the way|ok|okay|yes|yeah|yep|"
@@ -148,6 +148,13 @@ def finditer(pattern: re.Pattern[str], clause: Clause) -> Iterable[re.Match[str]
             yield match
 
 
+_FILLER_END: Final = re.compile(
+    r"(?:\s+(?:a lot|too|as well|so much|very much|lately|now|already|for now|for the moment|"
+    r"for today|right now|anyway|though))+$",
+    re.IGNORECASE,
+)
+
+
 def clean_value(value: str) -> str:
     """A value without surrounding spaces, a dangling quote, or trailing filler words.
 
@@ -159,5 +166,5 @@ def clean_value(value: str) -> str:
         value = value.strip('"')
     if value.count("\u201c") != value.count("\u201d"):
         value = value.strip("\u201c\u201d")
-    value = re.sub(r"\s+(?:a lot|too|as well|so much|very much|lately|now|already)$", "", value)
+    value = _FILLER_END.sub("", value)
     return " ".join(value.split())

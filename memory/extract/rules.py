@@ -25,12 +25,14 @@ from memory.extract.rules_prefs import preferences
 from memory.extract.rules_relative import presupposed
 from memory.extract.rules_work import work
 from memory.extract.text import (
+    MAX_UNIT_CHARS,
     Regions,
     Span,
     clauses,
     is_hypothetical,
     question_clauses,
     sentences,
+    trim,
 )
 
 DEFAULT_RULES: Final[tuple[Rule, ...]] = (preferences, facts, presupposed, work, german)
@@ -55,6 +57,12 @@ _PASTE_INSTRUCTION: Final = re.compile(
     r"edit|proofread|paraphrase|improve|correct|check|analy[sz]e|review|read|continue|fix|"
     r"format|convert|polish|shorten|expand|grade|evaluate|critique|here is|here's|below is|"
     r"this is)\b[^\n]*?(?::|\n)",
+    re.IGNORECASE,
+)
+# ... and material a message introduces anywhere as a sample or template ("HERE IS A SAMPLE
+# EMAIL FOR YOU TO FOLLOW: Hi, I'm the co-founder of ...").
+_PASTE_INTRO: Final = re.compile(
+    r"\b(?:here\s+is|here's|below\s+is|sample|template|the\s+following)\b[^\n:]{0,60}:",
     re.IGNORECASE,
 )
 
@@ -82,9 +90,10 @@ class RuleExtractor:
         regions = Regions(unit.text)
         end = _paste_start(unit)
         out: list[Extraction] = []
-        for sentence in sentences(unit.text):
-            if sentence.start >= end:
+        for whole in sentences(unit.text):
+            if whole.start >= end:
                 break
+            sentence = trim(unit.text, whole.start, min(whole.end, end))
             found = [
                 self._convert(index, unit, c)
                 for c in self._sentence(index, unit, sentence, regions)
@@ -179,7 +188,10 @@ def _paste_start(unit: Unit) -> int:
     if unit.role != "user":
         return len(unit.text)
     m = _PASTE_INSTRUCTION.match(unit.text)
-    return m.end() if m else len(unit.text)
+    if m:
+        return m.end()
+    intro = _PASTE_INTRO.search(unit.text, 0, MAX_UNIT_CHARS)
+    return intro.end() if intro else len(unit.text)
 
 
 def _order(e: Extraction) -> tuple[int, int, int, str, str, str]:

@@ -34,7 +34,10 @@ from memory.extract.lexicon import (
 )
 from memory.extract.person import is_past, sentence, third_person
 
-NAME: Final = r"[A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)?(?:\s+[A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)?)?"
+# A person's name: one or two capitalised words ("Anna", "Mary-Jane", "O'Brien"); the
+# possessive "'s" is no part of it.
+_NAME_WORD: Final = r"[A-Z][a-z]+(?:-[A-Z]?[a-z]+|'[A-Z][a-z]+)?"
+NAME: Final = rf"{_NAME_WORD}(?:\s+{_NAME_WORD})?"
 # A proper name: capitalised words (inner dots allowed: "Next.js"), joined by single spaces and
 # a few particles; never the pronoun "I", never across a sentence's full stop.
 _PROPER_WORD: Final = r"(?!I\b)[A-Z0-9][\w&'+-]*(?:\.[\w&'+-]+)*"
@@ -253,7 +256,7 @@ def _uses(clause: Clause) -> Iterator[Candidate]:
         if not subject_allowed(clause.role, m["subj"]):
             continue
         value = clean_value(re.sub(r"^(?:an?|the)\s+", "", m["value"]))
-        if value.casefold() in {"it", "this", "that", "them", "these", "those", "some"}:
+        if value.split()[0].casefold() in {"it", "this", "that", "them", "these", "those", "some"}:
             continue
         subject = subject_of(m["subj"])
         category = category_of(value)

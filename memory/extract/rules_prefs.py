@@ -106,7 +106,7 @@ _DIRECTIVE: Final = re.compile(
 )
 _NOT_DIRECTIVE: Final = re.compile(
     r"(?:worry|bother|mind|forget|hesitate|apologi[sz]e|be sorry|thank|get me wrong|"
-    r"you think|you know|know|understand|have|want|need)\b",
+    r"you think|you know|know|understand|have|want|need|let)\b",
     re.IGNORECASE,
 )
 
@@ -160,6 +160,8 @@ def _like(clause: Clause) -> Iterator[Candidate]:
         value = clean_value(m["value"])
         if not value or value.casefold() in _EMPTY_OBJECTS or _SUGGESTION.search(value):
             continue
+        if value.casefold().startswith(("the most", "the best", "most ", "best ")):
+            continue  # "the one I like the most"
         negative = re.match(_NEGATIVE, m["verb"], re.IGNORECASE) is not None
         negated = negative != (m["neg"] is not None)
         verb = "dislikes" if negated else "likes"
@@ -198,7 +200,7 @@ def _favourite(clause: Clause) -> Iterator[Candidate]:
         # "my favourite Japanese short-grain rice" names a thing; "my favourite restaurant"
         # only a category, and a category alone is no preference ("TV show" neither: an
         # acronym is no name).
-        if not re.search(r"[A-Z][a-z]|[0-9]", np):
+        if not re.search(r"[A-Z][a-z]|[0-9]", np) or len(np.split()) < 2:
             continue
         head = np.split()[-1]
         candidate = _favourite_candidate(clause, m, head, np)

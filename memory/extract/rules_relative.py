@@ -16,7 +16,7 @@ from typing import Final
 from memory.extract.base import USER
 from memory.extract.context import ADV, Candidate, Clause, clean_value, finditer, weigh
 from memory.extract.lexicon import words
-from memory.extract.person import IRREGULAR_PAST, sentence, third_person
+from memory.extract.person import IRREGULAR_PAST, is_past, sentence, third_person
 
 _GATE: Final = re.compile(r"(?:that|which)\s+I\b|\b[Aa]s\s+an?\s")
 _DETERMINER: Final = r"(?:my|the|a|an|this|that|these|those|some|our)"
@@ -30,6 +30,8 @@ _CONVERSATIONAL: Final = words(
     "said mentioned asked told meant described shared listed wrote posted sent pasted "
     "provided gave showed suggested quoted noted referenced added"
 )
+# "the video which I was doing": an auxiliary is no deed of its own.
+_AUXILIARIES: Final = words("was were had did been")
 _LAST_DETERMINER: Final = re.compile(rf"(?<!\bof\s)\b{_DETERMINER}\s")
 _AS_A: Final = re.compile(
     r"(?:^|(?<=[,.;!?]\s))[Aa]s\s+(?P<article>an?)\s+(?P<what>[\w'-]+(?:\s+[\w'-]+){0,5}?),\s+"
@@ -50,8 +52,8 @@ def presupposed(clause: Clause) -> Iterator[Candidate]:
 
 def _relative_clauses(clause: Clause, base: float) -> Iterator[Candidate]:
     for m in finditer(_WHICH_I_DID, clause):
-        if m["verb"] in _CONVERSATIONAL:
-            continue
+        if m["verb"] in _CONVERSATIONAL or m["verb"] in _AUXILIARIES or not is_past(m["verb"]):
+            continue  # "the trip that I need to plan" is no past deed
         noun_phrase = _nearest_phrase(m["np"])
         rest = clean_value(m["rest"])
         text = f"The user {m['verb']} {third_person(noun_phrase, named=True)}"

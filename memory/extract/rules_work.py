@@ -68,13 +68,16 @@ _NEED_TO: Final = re.compile(
     r"plan to|am planning to|'m planning to|are planning to|'re planning to)\s+"
     rf"{_TASK_TEXT}",
 )
+_EVERYONE: Final = re.compile(r"\s+(?:all|as a society|as humans|as people)\b", re.IGNORECASE)
+_DANGLING: Final = re.compile(r"^\S+$|\s(?:through|with|to|for|on|at|in|of|about)$")
 _REMIND: Final = re.compile(
     r"\b(?:[Rr]emind me to|[Dd]on't let me forget to|[Rr]emember to|[Dd]on't forget to)\s+"
     r"(?P<what>[^.;!?\n]{3,160})"
 )
 _NOT_TASK: Final = re.compile(
     r"(?:know|understand|find out|figure out|ask|see|check with you|learn more|think|say|"
-    r"admit|be honest|mention|tell you|get some|get your|make sure I understand)\b",
+    r"admit|be honest|mention|tell you|get some|get your|make sure I understand|"
+    r"correct myself|clarify|rephrase|apologi[sz]e)\b",
     re.IGNORECASE,
 )
 _BLOCKED: Final = re.compile(
@@ -104,7 +107,10 @@ def _decided(clause: Clause) -> Iterator[Candidate]:
         link = m["link"] or ""
         negated = link == "against" or what.startswith("not ")
         phrase = f"{link} {what}" if link and link != "against" else what
-        yield _decision(clause, m, subject_of(m["subj"]), phrase, "decided", negated=negated)
+        verb = "chose" if m["verb"] in {"chose", "chosen"} and not link else "decided"
+        yield _decision(
+            clause, m, subject_of(m["subj"]), phrase, "decided", negated=negated, verb=verb
+        )
 
 
 def _go_with(clause: Clause) -> Iterator[Candidate]:
@@ -121,11 +127,18 @@ def _decision_is(clause: Clause) -> Iterator[Candidate]:
 
 
 def _decision(
-    clause: Clause, m: re.Match[str], subject: str, what: str, rule: str, *, negated: bool = False
+    clause: Clause,
+    m: re.Match[str],
+    subject: str,
+    what: str,
+    rule: str,
+    *,
+    negated: bool = False,
+    verb: str = "decided",
 ) -> Candidate:
     category = find_category(re.sub(r"^(?:to\s+)?(?:use|using)\s+", "", what), max_words=2)
     owner = "The team" if subject == TEAM else "The user"
-    verb = "decided against" if negated and rule == "decided" else "decided"
+    verb = "decided against" if negated and rule == "decided" else verb
     text = what if rule == "decided" else f"to use {what}" if category else f"on {what}"
     return Candidate(
         kind="decision",
@@ -178,6 +191,10 @@ def _need_to(clause: Clause) -> Iterator[Candidate]:
     for m in finditer(_NEED_TO, clause):
         if not subject_allowed(clause.role, m["subj"]) or _NOT_TASK.match(m["what"]):
             continue
+        if _EVERYONE.match(clause.text, m.end("subj")):
+            continue  # "we all need to do our part" is a maxim, not the team's task
+        if _DANGLING.search(m["what"]):
+            continue  # "I still need to go through" stops before saying what
         verb = m["verb"]
         base = 0.7 if "plan" in verb or verb == "should" else 0.8
         phrase = "plans to" if "plan" in verb else "should" if verb == "should" else "needs to"

@@ -132,3 +132,24 @@ def test_it_takes_no_fact_from_an_assistant() -> None:
 
 def test_it_takes_no_habit_from_a_single_past_moment() -> None:
     assert "habit" not in attributes(run("I never realized how much Bach influenced them."))
+
+
+def test_it_takes_no_deed_from_a_relative_clause_in_the_present() -> None:
+    result = run("I found photos of my beach trip that I need to sort through.")
+    assert not [e for e in result.extractions if e.rule == "presupposed"]
+
+
+def test_it_keeps_thousands_separators_in_a_value() -> None:
+    assert one(run("Our budget per person is around $2,500."), "budget_per_person").value == (
+        "around $2,500"
+    )
+
+
+def test_it_takes_no_deed_from_an_auxiliary() -> None:
+    result = run("Can you find the video which I was editing in 2020?")
+    assert not [e for e in result.extractions if e.rule == "presupposed"]
+
+
+def test_it_leaves_the_possessive_off_a_name() -> None:
+    found = one(run("I just got back from my colleague David's birthday."), "colleague_name")
+    assert found.value == "David"

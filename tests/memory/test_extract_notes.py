@@ -97,3 +97,45 @@ def test_it_takes_nothing_from_the_assistant() -> None:
 def test_it_drops_the_note_when_an_attribute_rule_says_the_same() -> None:
     result = run("I live in Berlin.")
     assert [e.rule for e in result.extractions] == ["place"]
+
+
+def test_it_takes_nothing_from_opinions_on_the_conversation() -> None:
+    assert (
+        notes(
+            "It's nice to have an impartial perspective on my roommates.",
+            "For step 3, please help me find my style.",
+            "I'm looking for some fashion advice.",
+            "I'm excited to try out these organization tips.",
+        )
+        == []
+    )
+
+
+def test_it_skips_a_sample_the_user_pastes_after_an_introduction() -> None:
+    text = "HERE IS A SAMPLE EMAIL FOR YOU TO FOLLOW: Hi there, I'm the co-founder of Acme."
+    assert run(text).extractions == ()
+
+
+def test_it_takes_nothing_that_only_points_back_into_the_conversation() -> None:
+    assert (
+        notes(
+            "It allows me to bookmark and add notes.",
+            "I've worn them for casual outings and workouts.",
+            "I'm determined to get it just right.",
+            "Interesting, I had no idea that cities did this.",
+        )
+        == []
+    )
+
+
+def test_it_keeps_a_clause_that_names_something_besides_its_pronoun() -> None:
+    assert notes("I remember Alex telling me he marinated them for 24 hours.") == [
+        "The user remembers Alex telling them he marinated them for 24 hours."
+    ]
+    assert notes("It took me 4 hours to assemble the bookshelf.") == [
+        "It took the user 4 hours to assemble the bookshelf."
+    ]
+
+
+def test_it_takes_nothing_from_thanks_and_hand_overs() -> None:
+    assert notes("I'm glad you provided that information.", "Here's my next response:") == []

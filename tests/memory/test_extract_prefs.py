@@ -120,3 +120,8 @@ def test_it_takes_no_favourite_the_assistant_claims_for_itself() -> None:
 def test_it_takes_an_assistant_restating_the_users_favourite() -> None:
     result = run(("assistant", "Your favourite editor is Emacs, so here is a config."))
     assert one(result, "favorite_editor").value == "Emacs"
+
+
+def test_it_takes_no_favourite_or_like_without_a_named_thing() -> None:
+    result = run("I watch my favorite YouTubers.", "That's the one I like the most.")
+    assert not [e for e in result.extractions if e.kind == "preference"]

@@ -69,3 +69,18 @@ def test_it_says_plans_as_plans_and_stops_where_the_user_turns_to_the_assistant(
     result = run("I'm planning to re-watch the MCU and was wondering if you could help me.")
     (found,) = [e for e in result.extractions if e.kind == "task"]
     assert found.statement == "The user plans to re-watch the MCU."
+
+
+def test_it_drops_filler_at_the_end_of_a_value() -> None:
+    (found,) = [e for e in run("I'll stick with my current headphones for now.").extractions]
+    assert found.statement == "The user decided on their current headphones."
+
+
+def test_it_takes_no_team_task_from_a_maxim() -> None:
+    assert not run("We all need to do our part to help.").extractions
+
+
+def test_it_takes_no_task_that_stops_before_its_object() -> None:
+    assert not run("I still need to go through.").extractions
+    (found,) = run("I need to call mom.").extractions
+    assert found.statement == "The user needs to call mom."
