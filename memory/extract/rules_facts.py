@@ -167,7 +167,9 @@ def _my_x_is(clause: Clause) -> Iterator[Candidate]:
             subject="team" if owner == "the team's" else USER,
             attribute=attribute,
             value=value,
-            statement=sentence(f"{owner} {m['attr']} {verb} {not_}{value}"),
+            statement=sentence(
+                f"{owner} {m['attr']} {verb} {not_}{third_person(value, named=True)}"
+            ),
             confidence=weigh(0.85, clause.role),
             start=m.start(),
             end=m.end(),
@@ -266,7 +268,7 @@ def _uses(clause: Clause) -> Iterator[Candidate]:
             subject=subject,
             attribute=category or "uses",
             value=value,
-            statement=sentence(f"{owner} uses {value}"),
+            statement=sentence(f"{owner} uses {third_person(value, named=True)}"),
             confidence=weigh(0.8, clause.role),
             start=m.start(),
             end=m.end(),
@@ -287,7 +289,7 @@ def _count(clause: Clause) -> Iterator[Candidate]:
             subject=subject,
             attribute=f"count_{slug(what, max_words=3)}",
             value=number,
-            statement=sentence(f"{owner} has {m['n']} {what}"),
+            statement=sentence(f"{owner} has {m['n']} {third_person(what, named=True)}"),
             confidence=weigh(0.8, clause.role),
             start=m.start(),
             end=m.end(),

@@ -136,7 +136,7 @@ def _prefer(clause: Clause) -> Iterator[Candidate]:
         negated = m["neg"] is not None
         to = "to " if m["to"] else ""
         text = f"The user {'does not prefer' if negated else 'prefers'} {to}{value}"
-        text += f" over {other}" if other else ""
+        text = third_person(text + (f" over {other}" if other else ""), named=True)
         yield Candidate(
             kind="preference",
             subject=USER,
@@ -170,7 +170,7 @@ def _like(clause: Clause) -> Iterator[Candidate]:
             subject=USER,
             attribute="likes",
             value=value,
-            statement=sentence(f"The user {verb} {value}"),
+            statement=sentence(f"The user {verb} {third_person(value, named=True)}"),
             confidence=weigh(0.85, clause.role),
             start=m.start(),
             end=m.end(),
@@ -255,7 +255,7 @@ def _which_i(clause: Clause) -> Iterator[Candidate]:
             subject=USER,
             attribute="likes",
             value=value,
-            statement=sentence(f"The user {_verb3(m['verb'])} {value}"),
+            statement=sentence(f"The user {_verb3(m['verb'])} {third_person(value, named=True)}"),
             confidence=weigh(0.8, clause.role),
             start=m.start(),
             end=m.end(),
@@ -287,7 +287,7 @@ def _directive(clause: Clause) -> Iterator[Candidate]:
         subject=USER,
         attribute=f"preferred_{category}" if category else f"rule:{slug(vp)}",
         value=vp,
-        statement=sentence(f"The user {verb} {vp}{when}"),
+        statement=sentence(f"The user {verb} {third_person(vp, named=True)}{when}"),
         confidence=weigh(0.9, clause.role),
         start=m.start(),
         end=m.end(),

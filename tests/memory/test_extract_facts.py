@@ -153,3 +153,12 @@ def test_it_takes_no_deed_from_an_auxiliary() -> None:
 def test_it_leaves_the_possessive_off_a_name() -> None:
     found = one(run("I just got back from my colleague David's birthday."), "colleague_name")
     assert found.value == "David"
+
+
+def test_it_writes_the_users_words_in_the_third_person_inside_templates() -> None:
+    result = run("I've been using my gym bag daily. My grandmother's empanadas were my favourite.")
+    statements = [e.statement for e in result.extractions if e.rule in {"uses", "my_x_is"}]
+    assert statements == [
+        "The user uses their gym bag.",
+        "The user's grandmother's empanadas were their favourite.",
+    ]
