@@ -161,7 +161,7 @@ def clean_value(value: str) -> str:
     A quote that opens and closes a title stays ('"Rumours" by Fleetwood Mac'); one left
     dangling where the pattern cut the text goes.
     """
-    value = value.strip(" \t'")
+    value = value.strip(" \t'").rstrip(".,;:!?")
     if value.count('"') % 2:
         value = value.strip('"')
     if value.count("\u201c") != value.count("\u201d"):

@@ -126,8 +126,9 @@ def test_it_reads_an_as_a_identity() -> None:
 
 
 def test_it_takes_no_fact_from_an_assistant() -> None:
-    result = run(("assistant", "Your settings are correct. You have two options. You work hard."))
-    assert not result.extractions
+    text = "Since you prefer Vim: you work at Acme Corp, you have two options, you use Emacs."
+    result = run(("assistant", text))
+    assert [(e.attribute, e.value) for e in result.extractions] == [("preferred_editor", "Vim")]
 
 
 def test_it_takes_no_habit_from_a_single_past_moment() -> None:
@@ -162,3 +163,7 @@ def test_it_writes_the_users_words_in_the_third_person_inside_templates() -> Non
         "The user uses their gym bag.",
         "The user's grandmother's empanadas were their favourite.",
     ]
+
+
+def test_it_leaves_the_full_stop_off_a_value() -> None:
+    assert one(run("I use Obsidian."), "uses").value == "Obsidian"
