@@ -13,6 +13,11 @@ DIRECTIONS: tuple[Direction, ...] = ("+", "-", "set")
 # directness (blunt, decisive). One scale for all four keeps "by 0.5" meaning the same thing.
 METRICS: tuple[str, ...] = ("verbosity", "tone", "formality", "directness")
 METRIC_MIN, METRIC_MAX = -1.0, 1.0
+# Named parts of a metric dimension that a rule can be about without being about the whole
+# metric: disliking apologies does not contradict wanting warmth.
+METRIC_ASPECTS: frozenset[str] = frozenset(
+    {"apologies", "flattery", "exclamations", "pleasantries", "humour"}
+)
 
 DIMENSIONS: tuple[str, ...] = (
     *METRICS,

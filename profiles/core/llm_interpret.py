@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 from typing import Any, Literal, TypedDict
 
-from profiles.core.dimensions import DIMENSIONS, FACT_KEYS, METRICS, rule_text
+from profiles.core.dimensions import DIMENSIONS, FACT_KEYS, METRIC_ASPECTS, METRICS, rule_text
 from profiles.core.interpretation import (
     MAX_REASONING_CHARS,
     Interpretation,
@@ -195,7 +195,9 @@ def _item(raw: Any, signal_id: str, problems: list[str]) -> Interpretation | Non
     if confidence != raw.get("confidence"):
         problems.append(f"confidence {str(raw.get('confidence'))[:20]!r} set to {confidence}")
     metric = dimension in METRICS
-    aspect = "" if metric else as_aspect(raw.get("aspect", ""))
+    aspect = as_aspect(raw.get("aspect", ""))
+    if metric and aspect not in METRIC_ASPECTS:
+        aspect = ""  # "length", "brevity": the metric itself, so that opposites meet
     adjustment = metric and raw.get("kind") == "metric" and direction != "set"
     delta = _delta(raw.get("delta"), direction, adjustment) if metric else None
     preference = normalise_preference(raw.get("preference", "")) or rule_text(

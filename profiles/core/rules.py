@@ -239,7 +239,7 @@ def _interpretation(
         direction=direction,
         confidence=round(confidence * cue.weight, 3),
         reasoning=f'{where} says "{phrase}" ({cue.mode}; {how})',
-        aspect="" if cue.dimension in METRICS else hit.aspect,
+        aspect=hit.aspect,
         delta=delta,
         adjustment=adjust,
     )
