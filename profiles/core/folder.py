@@ -203,7 +203,7 @@ def read_inbox(folder: Path) -> tuple[list[InboxItem], list[Rejected]]:
     accepted: list[InboxItem] = []
     rejected: list[Rejected] = []
     for path in sorted(inbox.iterdir()):
-        if not path.is_file() or _IN_PROGRESS.search(path.name):
+        if path.name == REJECTED or not path.is_file() or _IN_PROGRESS.search(path.name):
             continue
         try:
             accepted.append(InboxItem(path, _read_inbox_file(path)))

@@ -102,7 +102,7 @@ VERBOSITY = (
         -1,
     ),
     _cue(r"shorter|terser|briefer|kürzer|knapper", "verbosity", "", -1, "compare"),
-    _cue(r"longer|ausführlicher", "verbosity", "", +1, "compare"),
+    _cue(r"(?<!no )(?<!any )longer|ausführlicher", "verbosity", "", +1, "compare"),
     _cue(r"tl;?dr|less text|fewer words", "verbosity", "", -1, "desire"),
 )
 
