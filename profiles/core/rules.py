@@ -211,13 +211,7 @@ def _interpretation(
     where: str,
 ) -> Interpretation:
     cue = hit.cue
-    sign = polarity.sign
-    if sign == 0:
-        sign = 1 if cue.mode != "observe" or signal_type != "dislike" else -1
-    want = cue.pole * sign
-    direction: Direction = "+" if want > 0 else "-"
-    if cue.mode == "choose":
-        direction = "set" if sign > 0 else "-"
+    want, direction = _direction(cue, polarity, signal_type)
     marked = bool(polarity.marker) or cue.mode != "observe"
     if not confidence:
         confidence = MARKED if marked else OBSERVED if signal_type != "note" else NOTE_OBSERVED
@@ -243,6 +237,18 @@ def _interpretation(
         delta=delta,
         adjustment=adjust,
     )
+
+
+def _direction(cue: lx.Cue, polarity: Polarity, signal_type: SignalType) -> tuple[int, Direction]:
+    """(+1/-1 for the quality wanted, the direction): an undecided observation follows the
+    reaction (a dislike wants the opposite of what it saw); a choice is "set" or "-"."""
+    sign = polarity.sign
+    if sign == 0:
+        sign = -1 if cue.mode == "observe" and signal_type == "dislike" else 1
+    want = cue.pole * sign
+    if cue.mode == "choose":
+        return want, "set" if sign > 0 else "-"
+    return want, "+" if want > 0 else "-"
 
 
 def _is_adjustment(cue: lx.Cue, polarity: Polarity, window: str) -> bool:
