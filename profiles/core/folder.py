@@ -202,7 +202,7 @@ def read_inbox(folder: Path) -> tuple[list[InboxItem], list[Rejected]]:
         return [], []
     accepted: list[InboxItem] = []
     rejected: list[Rejected] = []
-    for path in sorted(inbox.iterdir()):
+    for path in sorted(inbox.iterdir(), key=_inbox_order):
         if path.name == REJECTED or not path.is_file() or _IN_PROGRESS.search(path.name):
             continue
         try:
@@ -210,6 +210,12 @@ def read_inbox(folder: Path) -> tuple[list[InboxItem], list[Rejected]]:
         except (SignalError, ValueError, OSError) as exc:  # FolderError is a ValueError
             rejected.append(_reject_safely(path, str(exc)))
     return accepted, rejected
+
+
+def _inbox_order(path: Path) -> tuple[datetime, str]:
+    """Oldest first by the time in the name (both stamp forms compare), then by name."""
+    name = INBOX_NAME.match(path.name)
+    return (stamp_time(name["stamp"]) if name else datetime.max.replace(tzinfo=UTC)), path.name
 
 
 def _reject_safely(path: Path, reason: str) -> Rejected:

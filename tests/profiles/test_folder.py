@@ -196,6 +196,15 @@ def test_it_rejects_an_oversized_file_without_reading_it(tmp_path: Path) -> None
     assert [r.reason for r in rejected] == ["larger than 65536 bytes"] and not path.exists()
 
 
+def test_it_reads_the_inbox_oldest_first_whatever_the_stamp_form(tmp_path: Path) -> None:
+    later = drop(tmp_path, f"1741788060-{UUIDS[0]}.json", '{"type": "like", "note": "b"}')
+    first = drop(tmp_path, f"20250312T140000Z-{UUIDS[1]}.json", '{"type": "like", "note": "a"}')
+    latest = drop(tmp_path, f"20250312T140100.5Z-{UUIDS[2]}.json", '{"type": "like", "note": "c"}')
+    accepted, _ = read_inbox(tmp_path)
+    assert [i.path for i in accepted] == [first, later, latest]
+    assert accepted[1].signal.created_at == datetime(2025, 3, 12, 14, 1, tzinfo=UTC)
+
+
 def test_it_keeps_reading_when_a_rejected_file_cannot_be_moved(tmp_path: Path) -> None:
     bad = drop(tmp_path, f"20250312T140000Z-{UUIDS[0]}.json", "{bad")
     good = drop(tmp_path, f"20250312T140001Z-{UUIDS[1]}.json", '{"type": "like", "note": "short"}')

@@ -140,7 +140,8 @@ def test_it_keeps_only_known_facts() -> None:
 def test_it_interprets_through_a_real_model(llm_server: str) -> None:  # noqa: F811
     from retrieval.llm import OpenAIChat
 
-    llm = OpenAIChat(model=MODEL_NAME, base_url=llm_server, timeout=120)
+    # A long prompt on two shared cores: minutes under load, so a generous timeout.
+    llm = OpenAIChat(model=MODEL_NAME, base_url=llm_server, timeout=600)
 
     def complete(messages: list[Message], schema: dict[str, Any]) -> Any:
         return llm.complete(
