@@ -10,9 +10,9 @@ dimension and direction of the primary interpretation; `none` means nothing shou
 Scores per split: dimension accuracy, direction accuracy and both (the primary, i.e. the
 most confident, interpretation against the label; a `none` item is right when nothing was
 read), user-fact accuracy, the confusions, and the rules' throughput. `--llm N` also runs the
-LLM interpreter on the first N signals of each split through the small real model the tests
-use (SmolLM2-135M via xllamacpp, structured output): it proves the path end to end, its
-accuracy is not a quality reference.
+LLM interpreter on N signals of each split (a fixed sample: SHA-256 order of the ids) through
+the small real model the tests use (SmolLM2-135M via xllamacpp, structured output): it proves
+the path end to end, its accuracy is not a quality reference.
 
     .venv/bin/python bench/profiles_interpret.py [--llm 40] [--per-item] [--out FILE]
 """
@@ -152,7 +152,7 @@ def llm_complete(url: str, timings: list[float]) -> Any:
     """A `complete` callable speaking the OpenAI wire format to the local server."""
     import httpx
 
-    client = httpx.Client(base_url=url, timeout=180)
+    client = httpx.Client(base_url=url, timeout=600)
 
     def complete(messages: list[Message], schema: dict[str, Any]) -> Any:
         body = {
@@ -195,7 +195,13 @@ def llm_run(items: list[dict[str, Any]], limit: int) -> dict[str, Any]:
 
 
 def _first(items: list[dict[str, Any]], split: str, limit: int) -> list[dict[str, Any]]:
-    return [i for i in items if i["split"] == split][:limit]
+    """`limit` signals of the split in SHA-256 order of their ids: a fixed sample that spans
+    the dimensions (the files are ordered by dimension)."""
+    ranked = sorted(
+        (i for i in items if i["split"] == split),
+        key=lambda i: hashlib.sha256(i["id"].encode()).hexdigest(),
+    )
+    return ranked[:limit]
 
 
 def main() -> None:
