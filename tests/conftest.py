@@ -14,7 +14,7 @@ from django.test import Client, override_settings
 
 from ctx import services
 from ctx.models import ApiKey, Block, Tenant
-from tests.support.browser import browser, browser_session, page  # noqa: F401 - fixtures
+from tests.support.browser import browser, page  # noqa: F401 - fixtures
 from tests.support.live import LiveServer, shared
 
 

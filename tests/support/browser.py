@@ -5,23 +5,24 @@ from the test before). Playwright downloads no browser here: it launches `/usr/b
 which `make test` installs (scripts/install-chromium.sh). Without it the tests fail, they do
 not skip.
 
-Playwright's sync API leaves its event loop marked as running in this thread between its calls,
-and Django then refuses ORM calls (SynchronousOnlyOperation), although the test's code runs
-synchronously while that loop is suspended. So the loop is marked running only while a browser
-test runs (with Django's check off for that test alone, so it can write rows between page
-actions), and parked between them, where every other test keeps the check. Inside a browser
-test, `asyncio.run()` and `async_to_sync` cannot be used.
+Playwright's sync API leaves its event loop marked as running in this thread between its calls.
+Django then takes the thread for an async one: it refuses ORM calls, and asgiref keeps the
+database connection per context instead of per thread, so a test's rows would go through a
+second connection, outside the test's transaction, and stay. `launch()` wraps Playwright's
+wait so that the loop is marked running only while a Playwright call runs (private API of
+playwright 1.x: `_sync_base.wait_for_future`; `tests/frontend/test_browser_support.py` fails
+if that stops holding).
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright._impl import _sync_base
 from playwright.sync_api import Browser, Page, Playwright, sync_playwright
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -41,51 +42,40 @@ SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"  # git-ignored
 WIDTHS = (1280, 390)  # a laptop and a phone
 
 
-@dataclass
-class Session:
-    playwright: Playwright
-    browser: Browser
+_wait_for_future = _sync_base.wait_for_future
 
-    def resume(self) -> None:
-        """Mark Playwright's loop running again: its dispatcher expects it (see the docstring)."""
-        asyncio._set_running_loop(self.playwright._loop)
 
-    @staticmethod
-    def park() -> None:
+def _wait_then_unmark(loop: Any, fiber: Any, future: Any) -> None:
+    """Playwright's wait for one sync call, with its loop marked running only meanwhile."""
+    asyncio._set_running_loop(loop)
+    try:
+        _wait_for_future(loop, fiber, future)
+    finally:
         asyncio._set_running_loop(None)
 
 
-def launch() -> Session:
+def launch() -> tuple[Playwright, Browser]:
     if not CHROMIUM.exists():
         pytest.fail(
             f"{CHROMIUM} is missing: the browser tests drive Debian's chromium, which "
             "`make test` installs (scripts/install-chromium.sh).",
             pytrace=False,
         )
+    _sync_base.wait_for_future = _wait_then_unmark  # type: ignore[assignment]
     playwright = sync_playwright().start()
+    asyncio._set_running_loop(None)  # start() leaves it marked, as every call did
     browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=FLAGS)
-    return Session(playwright, browser)
+    return playwright, browser
 
 
 @pytest.fixture(scope="session")
-def browser_session() -> Iterator[Session]:
-    session = launch()
-    session.park()
-    yield session
-    session.resume()
-    session.browser.close()
-    session.playwright.stop()
-
-
-@pytest.fixture
-def browser(browser_session: Session, monkeypatch: pytest.MonkeyPatch) -> Iterator[Browser]:
-    """The session's Chromium, with Playwright's loop marked running for this test only."""
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    browser_session.resume()
-    try:
-        yield browser_session.browser
-    finally:
-        browser_session.park()
+def browser() -> Iterator[Browser]:
+    """One Chromium for the session."""
+    playwright, chromium = launch()
+    yield chromium
+    chromium.close()
+    asyncio._set_running_loop(playwright._loop)  # stop() resumes the loop directly
+    playwright.stop()
 
 
 @pytest.fixture
