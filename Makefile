@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint install
+.PHONY: run test lint install browser
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -30,5 +30,10 @@ lint: $(STAMP)
 	$(BIN)/mypy .
 	# `makemigrations --check` runs inside the suite (tests/ctx/test_config.py): it needs a database.
 
-test: lint
+# Debian's Chromium for the browser tests (tests/support/browser.py); test tooling, so `run`
+# does not install it.
+browser:
+	bash scripts/install-chromium.sh
+
+test: lint browser
 	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest

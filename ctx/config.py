@@ -134,6 +134,13 @@ KNOBS: tuple[Knob, ...] = (
     _knob("CTX_ALLOWED_HOSTS", "list", ["127.0.0.1", "localhost"], "Hosts Django answers."),
     _knob("CTX_PUBLIC_URL", "str", "", "Public origin behind a reverse proxy (https://host)."),
     _knob("CTX_DATA_DIR", "str", ".ctx", "Where the embedded PostgreSQL and Redis keep data."),
+    _knob(
+        "CTX_STATIC_ROOT",
+        "str",
+        "",
+        "Where `collectstatic` writes the hashed, compressed static files the web process "
+        "serves; unset = CTX_DATA_DIR/static.",
+    ),
     _knob("CTX_HOST", "str", "127.0.0.1", "Address `make run` binds."),
     _knob(
         "CTX_PORT",

@@ -6,7 +6,7 @@ import uuid
 from datetime import timedelta
 from typing import Any, TypeVar
 
-from django.db.models import Count, Exists, Model, OuterRef, Q
+from django.db.models import Count, Exists, Model, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from ctx import keys
@@ -90,12 +90,22 @@ def get_block_for(principal: Principal, block_id: str, *, for_update: bool = Fal
     qs = Block.objects.select_related("scope").filter(
         pk=pk, archived=False, scope_id__in=principal.read_scope_ids
     )
-    if for_update:
-        qs = qs.select_for_update(of=("self",))
-    block = qs.first()
+    block = first_for(qs, for_update=for_update)
     if block is None:
         raise NotFound()
     return block
+
+
+def first_for(qs: QuerySet[M], *, for_update: bool) -> M | None:
+    """The first row, locked when `for_update`.
+
+    Under row-level security `FOR UPDATE` sees only rows in the caller's writable scopes
+    (docs/rls.md), so a row the caller may only read is then read again, unlocked: the caller
+    answers its 403, not the 404 of a missing row. Callers refuse to write such a row, and the
+    database would refuse the write too. As the owner (no RLS) the first read finds it."""
+    if not for_update:
+        return qs.first()
+    return qs.select_for_update(of=("self",)).first() or qs.first()
 
 
 def block_stats(principal: Principal, scope_ids: list[int]) -> dict[str, Any]:
@@ -174,9 +184,7 @@ def get_scoped_for(
     if pk is None:
         raise NotFound(missing)
     qs = model._default_manager.filter(pk=pk, scope_id__in=principal.read_scope_ids)
-    if for_update:
-        qs = qs.select_for_update(of=("self",))
-    row = qs.first()
+    row = first_for(qs, for_update=for_update)
     if row is None:
         raise NotFound(missing)
     return row

@@ -8,7 +8,7 @@ from ctx import hooks
 from ctx.errors import NotFound
 from ctx.models import Scope
 from ctx.principal import Principal
-from ctx.selectors import readable_scope_ids
+from ctx.selectors import first_for, readable_scope_ids
 
 from .crypto import Sealed
 from .models import Secret
@@ -47,9 +47,7 @@ def get_secret_for(
     if not principal.can_read(scope_id):
         raise NotFound(NOT_FOUND_MESSAGE)
     qs = Secret.objects.select_related("scope__tenant").filter(scope_id=scope_id, name=name)
-    if for_update:
-        qs = qs.select_for_update(of=("self",))
-    secret = qs.first()
+    secret = first_for(qs, for_update=for_update)
     if secret is None:
         raise NotFound(NOT_FOUND_MESSAGE)
     return secret

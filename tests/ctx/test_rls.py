@@ -228,6 +228,21 @@ def test_it_serves_requests_under_the_runtime_role(tenants: Cast, runtime_role: 
     assert status in (403, 404), body
 
 
+def test_it_refuses_a_reader_with_403_under_the_runtime_role(
+    tenants: Cast, runtime_role: None
+) -> None:
+    """`FOR UPDATE` sees writable scopes only under RLS: a block the key only reads must still
+    answer the 403 it answers as the owner, not the 404 of a missing block."""
+    stored = tenants.owner.store(title="acme r", content="read, not written")
+    for action, extra in (("delete", {}), ("update", {"fields": {"content": "x"}})):
+        status, body = tenants.reader.post(
+            "/api/manage", {"action": action, "id": stored["id"]} | extra
+        )
+        assert (status, body["error"]["code"]) == (403, "forbidden"), (action, body)
+    status, body = tenants.outsider.post("/api/manage", {"action": "delete", "id": stored["id"]})
+    assert status == 404
+
+
 def test_it_starts_the_servers_as_the_runtime_role() -> None:
     from ctx.runtime import embedded, launcher
 
