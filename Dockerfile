@@ -10,8 +10,15 @@ COPY retrieval retrieval
 COPY dream dream
 COPY secrets secrets
 COPY frontend frontend
+COPY rls rls
 COPY migrations migrations
 COPY manage.py ./
 RUN pip install --no-cache-dir .
+# Static files collected into the image (content-hashed, gzip and brotli variants): WhiteNoise
+# serves them from the web process. Kept out of the data directory, so a volume mounted there
+# cannot hide them; the throw-away key only stops settings from writing one into the image.
+ENV CTX_STATIC_ROOT=/app/static
+RUN CTX_SECRET_KEY=collectstatic-only DJANGO_SETTINGS_MODULE=ctx.settings \
+    python -m django collectstatic --noinput -v 0
 EXPOSE 8000
 CMD ["uvicorn", "ctx.asgi:app", "--host", "0.0.0.0", "--port", "8000", "--workers", "2"]

@@ -22,7 +22,8 @@ import httpx
 from bench.common import percentile
 
 TIMEOUT = 30.0  # a request still unanswered after this counts as status "timeout"
-MIX = (("store", 0.4), ("query", 0.3), ("search", 0.3))
+OPS = ("store", "query", "search")
+WEIGHTS = (0.4, 0.3, 0.3)
 
 
 @dataclass
@@ -96,9 +97,8 @@ async def _client_loop(
     seed: int,
 ) -> None:
     rng = random.Random(seed)
-    ops, weights = zip(*MIX, strict=True)
     while not stop.is_set():
-        op = rng.choices(ops, weights)[0]
+        op = rng.choices(OPS, WEIGHTS)[0]
         await _one(client, op, _body(op, texts, rng, serial.next(), rec), rec)
         if think:
             await asyncio.sleep(think * rng.uniform(0.5, 1.5))

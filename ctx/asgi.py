@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 
-from django.conf import settings
 from django.core.asgi import get_asgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ctx.settings")
@@ -15,14 +14,15 @@ django_app = get_asgi_application()  # sets Django up: the MCP modules import mo
 import ctx.celery  # noqa: E402, F401
 
 # --- MCP endpoint (ctx/mcp/app.py): /mcp, the lifespan the SDK needs, the access log ---------
+from ctx import knobs  # noqa: E402
 from ctx.gate import RequestGate  # noqa: E402
 from ctx.guards import ASGIApp, BodyLimit, DatabaseUnavailable  # noqa: E402
 from ctx.mcp.app import with_mcp  # noqa: E402
 
 served: ASGIApp = DatabaseUnavailable(with_mcp(django_app))  # type: ignore[arg-type]
-if settings.CTX["CTX_DB_POOL"]:  # as many requests at once as the pool has connections
+if knobs.configured("CTX_DB_POOL"):  # as many requests at once as the pool has connections
     served = RequestGate(
-        served, settings.CTX["CTX_DB_POOL"], settings.CTX["CTX_REQUEST_QUEUE_SECONDS"]
+        served, knobs.configured("CTX_DB_POOL"), knobs.configured("CTX_REQUEST_QUEUE_SECONDS")
     )
 # Outermost: a body over the limit is refused before anything reads it or waits (ctx/guards.py).
-app = BodyLimit(served, settings.CTX["CTX_MAX_BODY_BYTES"])
+app = BodyLimit(served, knobs.configured("CTX_MAX_BODY_BYTES"))

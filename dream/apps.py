@@ -1,7 +1,5 @@
 from __future__ import annotations
 
-from typing import Any
-
 from django.apps import AppConfig
 
 
@@ -12,18 +10,16 @@ class DreamConfig(AppConfig):
     def ready(self) -> None:
         # Web processes never import ctx.celery otherwise, and `apply_async` would then use
         # Celery's default app (amqp://localhost) instead of the configured Redis broker.
+        # (Imports here, not at module level: app modules may not import models before the
+        # registry is ready.)
         import ctx.celery  # noqa: F401
-        from ctx import services
-        from ctx.api import views
-        from dream import checks, hooks  # noqa: F401 - checks registers the system checks
-        from retrieval import indexing
+        from ctx import hooks  # app modules load once the registry is ready
+        from dream import checks  # noqa: F401 - registers the system checks
+        from dream import hooks as dream_hooks  # app modules load once the registry is ready
+        from dream.graph import GraphExpansion  # app modules load once the registry is ready
 
-        _register(indexing.AFTER_EMBED, hooks.on_embedded)
-        _register(services.ON_SAVED, hooks.on_saved)
-        _register(services.AFTER_WRITE, hooks.on_written)
-        _register(views.STORE_HINTS, hooks.store_hints)
-
-
-def _register(hooks: list[Any], hook: Any) -> None:
-    if hook not in hooks:  # ready() may run twice in tests
-        hooks.append(hook)
+        hooks.BLOCKS_EMBEDDED.register(dream_hooks.on_embedded, order=20)
+        hooks.BLOCK_SAVED.register(dream_hooks.on_saved, order=20)
+        hooks.BLOCKS_WRITTEN.register(dream_hooks.on_written, order=20)
+        hooks.STORE_HINTS.register(dream_hooks.store_hints, order=20)
+        hooks.QUERY_STAGES.register(GraphExpansion.name, GraphExpansion)

@@ -13,9 +13,9 @@ from typing import Any
 
 from django.db import connection
 
+from ctx import knobs
 from ctx.models import Block
 from ctx.principal import Principal
-from ctx.registry import resolver as registry
 from ctx.selectors import get_block_for
 from retrieval.search import Hit, attach_blocks
 from retrieval.sql import Filters
@@ -225,19 +225,19 @@ class GraphExpansion(Stage):
 
     name = "graph"
 
-    def run(self, ctx: QueryContext, hits: list[Hit]) -> list[Hit]:
-        cfg = registry.values(ctx.principal.tenant_id)  # live, tenants may tune it
+    def run(self, qc: QueryContext, hits: list[Hit]) -> list[Hit]:
+        cfg = knobs.values(qc.principal.tenant_id)  # live, tenants may tune it
         if not hits or hits[0].score <= 0 or cfg["CTX_GRAPH_SEEDS"] == 0:
-            ctx.explain[self.name] = "skipped: no seeds"
+            qc.explain[self.name] = "skipped: no seeds"
             return hits
         top = hits[0].score
         seeds = [h.id for h in hits[: cfg["CTX_GRAPH_SEEDS"]] if h.score >= 0.5 * top]
-        scopes = sorted(ctx.principal.read_scope_ids)
+        scopes = sorted(qc.principal.read_scope_ids)
         chosen = per_seed(_edges(seeds, scopes, cfg), cfg["CTX_GRAPH_PER_SEED"], seeds)
         by_id = {h.id: h for h in hits}
         boosted = _boost(chosen, by_id, cfg["CTX_GRAPH_BOOST"])
-        added = _inject(chosen, by_id, top, cfg, ctx.filters)
-        ctx.explain[self.name] = {"seeds": seeds, "boosted": boosted, "added": added}
+        added = _inject(chosen, by_id, top, cfg, qc.filters)
+        qc.explain[self.name] = {"seeds": seeds, "boosted": boosted, "added": added}
         return sorted(hits + [by_id[i] for i in added], key=lambda h: h.score, reverse=True)
 
 

@@ -14,7 +14,7 @@ from celery import shared_task
 from django.conf import settings
 from django.utils import timezone
 
-from ctx import broker
+from ctx import broker, knobs
 from dream import digest, scheduler
 from dream.cycle import run_cycles, worker_name
 
@@ -67,5 +67,5 @@ def enqueue_run() -> None:
 
 def enqueue_digest(scope_id: int) -> None:
     if _broker():
-        countdown = settings.CTX["CTX_DIGEST_DEBOUNCE_SECONDS"]
+        countdown = knobs.value("CTX_DIGEST_DEBOUNCE_SECONDS")
         broker.send(build_digest.name, (scope_id,), countdown=countdown)

@@ -1,7 +1,5 @@
 from __future__ import annotations
 
-from typing import Any
-
 from django.apps import AppConfig
 
 
@@ -10,16 +8,23 @@ class RetrievalConfig(AppConfig):
     label = "retrieval"
 
     def ready(self) -> None:
-        from ctx import services
+        # Imported here, not at module level: app modules may not import models before the
+        # registry is ready.
+        from ctx import hooks
         from retrieval import checks  # noqa: F401 - registers the system checks
+
+        # app modules load once the registry is ready
         from retrieval.anchoring import derive, write_anchors
-        from retrieval.tasks import enqueue_embedding
+        from retrieval.feedback import QueryFeedback  # app modules load once the registry is ready
 
-        _register(services.AFTER_WRITE, enqueue_embedding)
-        _register(services.DERIVE, derive)
-        _register(services.ON_SAVED, write_anchors)
+        # app modules load once the registry is ready
+        from retrieval.gravity_stages import CyclicGravity, LinearGravity
+        from retrieval.rerank import Rerank  # app modules load once the registry is ready
+        from retrieval.stages import SupersededFilter  # app modules load once the registry is ready
+        from retrieval.tasks import enqueue_embedding  # app modules load once the registry is ready
 
-
-def _register(hooks: list[Any], hook: Any) -> None:
-    if hook not in hooks:  # ready() may run twice in tests
-        hooks.append(hook)
+        hooks.BLOCKS_WRITTEN.register(enqueue_embedding, order=10)
+        hooks.BLOCK_DERIVE.register(derive, order=10)
+        hooks.BLOCK_SAVED.register(write_anchors, order=10)
+        for stage in (CyclicGravity, LinearGravity, QueryFeedback, Rerank, SupersededFilter):
+            hooks.QUERY_STAGES.register(stage.name, stage)

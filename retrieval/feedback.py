@@ -9,8 +9,8 @@ and the semantic arm's own candidates. The other arms' scores stay, the arms are
 and each hit keeps the gravity it already earned.
 
 It helps most where several blocks hold one answer each (LongMemEval multi-session
-questions, docs/retrieval.md); it needs the query vector and the fusion's raw arm scores, and
-it fails open like every stage.
+questions, docs/architecture.md "Retrieval"); it needs the query vector and the fusion's raw
+arm scores, and it fails open like every stage.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Any
 
 from django.db import connection
 
-from ctx.registry.resolver import value as registry_value
+from ctx import knobs
 from retrieval.search import Hit, vector_literal
 from retrieval.stages import QueryContext, Stage
 
@@ -40,25 +40,25 @@ _FEEDBACK_SQL = """WITH seeds AS (
 class QueryFeedback(Stage):
     name = "feedback"
 
-    def run(self, ctx: QueryContext, hits: list[Hit]) -> list[Hit]:
-        retrieval = ctx.retrieval
-        if ctx.query_vector is None or retrieval is None or not hits:
-            ctx.explain[self.name] = "skipped: no query vector"
+    def run(self, qc: QueryContext, hits: list[Hit]) -> list[Hit]:
+        retrieval = qc.retrieval
+        if qc.query_vector is None or retrieval is None or not hits:
+            qc.explain[self.name] = "skipped: no query vector"
             return hits
         arm = retrieval.arm("semantic")
         if arm is None:
-            ctx.explain[self.name] = "skipped: no semantic arm"
+            qc.explain[self.name] = "skipped: no semantic arm"
             return hits
-        tenant = ctx.principal.tenant_id
-        seeds = [h.id for h in hits[: int(registry_value("CTX_FEEDBACK_SEEDS", tenant))]]
-        weight = float(registry_value("CTX_FEEDBACK_WEIGHT", tenant))
+        tenant = qc.principal.tenant_id
+        seeds = [h.id for h in hits[: int(knobs.value("CTX_FEEDBACK_SEEDS", tenant))]]
+        weight = float(knobs.value("CTX_FEEDBACK_WEIGHT", tenant))
         if weight <= 0:
-            ctx.explain[self.name] = "skipped: CTX_FEEDBACK_WEIGHT is 0"
+            qc.explain[self.name] = "skipped: CTX_FEEDBACK_WEIGHT is 0"
             return hits
         params: dict[str, Any] = {
             "seeds": seeds,
-            "q": vector_literal(ctx.query_vector),
-            "q_scaled": vector_literal([x / weight for x in ctx.query_vector]),
+            "q": vector_literal(qc.query_vector),
+            "q_scaled": vector_literal([x / weight for x in qc.query_vector]),
             # the ranked hits and the semantic arm's candidates; the lexical arms' others,
             # which no stage sees, were rescored too until that cost 1.4 ms at 92k blocks
             # (p50) for the same LongMemEval_S figures and evidence recall among 92k turns
@@ -68,12 +68,12 @@ class QueryFeedback(Stage):
             cur.execute(_FEEDBACK_SQL, params)
             rows = cur.fetchall()
         if not rows:
-            ctx.explain[self.name] = "skipped: the best blocks are not embedded yet"
+            qc.explain[self.name] = "skipped: the best blocks are not embedded yet"
             return hits
         semantic = {str(row[0]): float(row[1]) for row in rows}
         retrieval.replace_arm("semantic", semantic)
         _refuse(hits, retrieval.fused(), semantic)
-        ctx.explain[self.name] = {"seeds": seeds, "weight": weight, "windows": int(rows[0][2])}
+        qc.explain[self.name] = {"seeds": seeds, "weight": weight, "windows": int(rows[0][2])}
         return sorted(hits, key=lambda h: (-h.score, h.id))
 
 

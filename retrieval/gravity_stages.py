@@ -7,16 +7,16 @@ from __future__ import annotations
 
 from django.utils import timezone
 
-from ctx.registry.resolver import value as registry_value
+from ctx import knobs
 from retrieval.anchoring import block_dates
 from retrieval.search import Hit
 from retrieval.stages import QueryContext, Stage
 from retrieval.temporal.gravity import best_cyclic, best_linear, cyclic_factor
 
 
-def _cap(ctx: QueryContext) -> float:
+def _cap(qc: QueryContext) -> float:
     """Live, and tenants may tune it (docs/settings.md)."""
-    return float(registry_value("CTX_GRAVITY_CAP", ctx.principal.tenant_id))
+    return float(knobs.value("CTX_GRAVITY_CAP", qc.principal.tenant_id))
 
 
 def _lift(hit: Hit, factor: float, cap: float) -> float:
@@ -35,33 +35,33 @@ def _resort(hits: list[Hit]) -> list[Hit]:
 class CyclicGravity(Stage):
     name = "gravity_cyclic"
 
-    def run(self, ctx: QueryContext, hits: list[Hit]) -> list[Hit]:
-        intent = ctx.temporal
+    def run(self, qc: QueryContext, hits: list[Hit]) -> list[Hit]:
+        intent = qc.temporal
         if intent is None or not intent.has_intent or not intent.targets:
-            ctx.explain[self.name] = "skipped: no cyclic intent"
+            qc.explain[self.name] = "skipped: no cyclic intent"
             return hits
-        lifted, cap = {}, _cap(ctx)
+        lifted, cap = {}, _cap(qc)
         for hit in hits:
             assert hit.block is not None
             moments = [timezone.localtime(m) for m in block_dates(hit.block)]
             factor = _lift(hit, cyclic_factor(intent, best_cyclic(intent, moments)), cap)
             if factor > 1.0:
                 lifted[hit.id] = round(factor, 3)
-        ctx.explain[self.name] = {"targets": dict(intent.targets), "lifted": lifted}
+        qc.explain[self.name] = {"targets": dict(intent.targets), "lifted": lifted}
         return _resort(hits)
 
 
 class LinearGravity(Stage):
     name = "gravity_linear"
 
-    def run(self, ctx: QueryContext, hits: list[Hit]) -> list[Hit]:
-        intent = ctx.temporal
+    def run(self, qc: QueryContext, hits: list[Hit]) -> list[Hit]:
+        intent = qc.temporal
         weight = intent.weights.get("linear", 0.0) if intent is not None else 0.0
         if intent is None or weight <= 0 or not intent.ranges:
-            ctx.explain[self.name] = "skipped: no linear intent"
+            qc.explain[self.name] = "skipped: no linear intent"
             return hits
-        today = timezone.localtime(ctx.now).date()
-        lifted, cap = {}, _cap(ctx)
+        today = timezone.localtime(qc.now).date()
+        lifted, cap = {}, _cap(qc)
         for hit in hits:
             assert hit.block is not None
             days = [timezone.localtime(m).date() for m in block_dates(hit.block)]
@@ -69,5 +69,5 @@ class LinearGravity(Stage):
             if factor > 1.0:
                 lifted[hit.id] = round(factor, 3)
         ranges = [[r.start.isoformat(), r.end.isoformat()] for r in intent.ranges]
-        ctx.explain[self.name] = {"ranges": ranges, "weight": weight, "lifted": lifted}
+        qc.explain[self.name] = {"ranges": ranges, "weight": weight, "lifted": lifted}
         return _resort(hits)

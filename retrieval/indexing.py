@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
 
 import numpy as np
 from django.db import connection, models, transaction
 
+from ctx import hooks
 from ctx.models import Block
 from ctx.sensitivity import detect_block, highest, rank
 from ctx.trust import allowed_levels, allows
@@ -18,10 +18,6 @@ from retrieval.embeddings import embed_texts, get_embedder
 log = logging.getLogger("ctx.indexing")
 
 BATCH = 128
-
-# Called with the ids of blocks whose embedding was just written, inside that transaction
-# (dream: guard check, neighbours due again). Apps register here, as with ctx.services hooks.
-AFTER_EMBED: list[Callable[[list[str]], None]] = []
 
 
 def _embed_rows(blocks: list[Block]) -> int:
@@ -51,7 +47,7 @@ def _embed_rows(blocks: list[Block]) -> int:
     for block, mean in zip(blocks, means.tolist(), strict=True):
         block.embedding = mean
         block.embed_model = provider.name
-    for hook in AFTER_EMBED:
+    for hook in hooks.BLOCKS_EMBEDDED:
         hook(ids)
     return len(blocks)
 

@@ -1,21 +1,23 @@
-"""`/api/query`: hybrid retrieval with fusion, stages, confidence and optional synthesis."""
+"""Hybrid retrieval with fusion, stages, confidence and optional synthesis.
+
+`run_query` takes typed parameters and returns a typed `QueryResult`; parsing requests and
+shaping the wire answer belong to the operations layer (qc/ops/search.py), not here.
+"""
 
 from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
 from django.utils import timezone
 
-from ctx import validation as v
-from ctx.api.presenters import age_days
-from ctx.errors import SensitivityBlocked, ValidationFailed
+from ctx import knobs
+from ctx.errors import SensitivityBlocked
 from ctx.models import Block
 from ctx.principal import Principal
-from ctx.registry import resolver as registry
 from ctx.trust import allows
 from retrieval import confidence, decompose, synthesis, temporal_query, translate
 from retrieval.embeddings import embed_queries
@@ -30,7 +32,6 @@ from retrieval.search import (
     attach_blocks,
     block_vectors,
     hits_from,
-    preview,
     run_arms,
 )
 from retrieval.sql import ARMS, ArmWeights, Filters, LexicalTerms
@@ -50,42 +51,31 @@ class QueryParams:
     stages: tuple[str, ...] | None = None  # None: the configured CTX_QUERY_STAGES
     fusion: str | None = None  # None: the configured CTX_FUSION
 
-    @classmethod
-    def from_request(cls, data: dict[str, Any]) -> QueryParams:
-        return cls(
-            search=SearchParams.from_request(data),
-            synthesize=v.boolean(data, "synthesize"),
-            explain=v.boolean(data, "explain"),
-            now=v.timestamp(data, "now"),
-            as_of=v.timestamp(data, "as_of"),
-            stages=_stages(data),
-            fusion=v.choice(data, "fusion", ("score", "rrf")),
-        )
 
+@dataclass
+class QueryResult:
+    """What a query found: the ranked hits (blocks attached), the verdict, the answer when
+    one was synthesized, timings and, when asked, the explanation of every stage."""
 
-def _stages(data: dict[str, Any]) -> tuple[str, ...] | None:
-    """An evaluation control like `now`: run these stages instead of the configured ones."""
-    if data.get("stages") is None:
-        return None
-    from retrieval.stages import registry
-
-    names = v.string_list(data, "stages", max_items=10, max_len=40)
-    unknown = [n for n in names if n not in registry()]
-    if unknown:
-        raise ValidationFailed(
-            f"Unknown stages: {', '.join(unknown)}.", details={"field": "stages"}
-        )
-    return tuple(names)
+    query: str
+    mode: str  # retrieval | synthesis
+    answer: str | None
+    confidence: str
+    hits: list[Hit]
+    now: datetime  # the query's "now": sources' ages are counted from it
+    timing_ms: dict[str, float]
+    explain: dict[str, Any] | None = None
+    scope_names: dict[int, str] = field(default_factory=dict)  # readable scope id -> name
 
 
 def weights(tenant_id: int | None = None) -> ArmWeights:
     """The fusion weights and method in force for the tenant (live knobs, docs/settings.md)."""
-    cfg = registry.values(tenant_id)
+    cfg = knobs.values(tenant_id)
     return ArmWeights(
-        semantic=cfg["CTX_RRF_W_SEMANTIC"],
-        fts_en=cfg["CTX_RRF_W_FTS_EN"],
-        fts_de=cfg["CTX_RRF_W_FTS_DE"],
-        title=cfg["CTX_RRF_W_TITLE"],
+        semantic=cfg["CTX_FUSION_W_SEMANTIC"],
+        fts_en=cfg["CTX_FUSION_W_FTS_EN"],
+        fts_de=cfg["CTX_FUSION_W_FTS_DE"],
+        title=cfg["CTX_FUSION_W_TITLE"],
         k=cfg["CTX_RRF_K"],
         method=cfg["CTX_FUSION"],
     )
@@ -115,47 +105,47 @@ def _best_cosine(hits: list[Hit], qvec: list[float] | None) -> float | None:
     return max(cosines) if cosines else None
 
 
-def _retrieve(ctx: QueryContext, params: QueryParams) -> list[Hit]:
+def _retrieve(qc: QueryContext, params: QueryParams) -> list[Hit]:
     """Fused candidates, restricted to the query's explicit period when that leaves enough."""
     sp = params.search
-    filters = sp.filters(ctx.principal)
+    filters = sp.filters(qc.principal)
     if not filters.scope_ids:
         return []
     if params.as_of is not None:
         filters = replace(filters, as_of=params.as_of)
-    ctx.filters = filters  # dream: graph expansion keeps added neighbours within the filters
+    qc.filters = filters  # dream: graph expansion keeps added neighbours within the filters
     pool = max(sp.limit * 3, 50)  # stages re-rank a wider pool than the caller sees
-    plan = _plan(ctx, params.fusion)
-    narrowed = _period_filters(ctx, filters, sp.limit)
+    plan = _plan(qc, params.fusion)
+    narrowed = _period_filters(qc, filters, sp.limit)
     unfiltered = None
     if narrowed is not None and narrowed.block_ids is None:
         # A long period: its blocks are likely among the unfiltered candidates already, and
         # testing those is far cheaper than the date test inside every arm.
         unfiltered = _run(plan, filters, pool)
         inside = _from_candidates(unfiltered, narrowed)
-        if hits := _filling(ctx, inside, pool, sp.limit, "candidates"):
-            return _answer(ctx, inside, hits)
+        if hits := _filling(qc, inside, pool, sp.limit, "candidates"):
+            return _answer(qc, inside, hits)
     if narrowed is not None:
         retrieval = _run(plan, narrowed, pool)
         by = "ids" if narrowed.block_ids is not None else "arms"
-        if hits := _filling(ctx, retrieval, pool, sp.limit, by):
-            return _answer(ctx, retrieval, hits)
+        if hits := _filling(qc, retrieval, pool, sp.limit, by):
+            return _answer(qc, retrieval, hits)
     retrieval = unfiltered or _run(plan, filters, pool)
-    return _answer(ctx, retrieval, hits_from(retrieval, pool))
+    return _answer(qc, retrieval, hits_from(retrieval, pool))
 
 
-def _filling(ctx: QueryContext, retrieval: Retrieval, pool: int, limit: int, by: str) -> list[Hit]:
+def _filling(qc: QueryContext, retrieval: Retrieval, pool: int, limit: int, by: str) -> list[Hit]:
     """The period's hits when they fill the answer, else none (`explain` says how many were
     found and how)."""
     hits = hits_from(retrieval, pool)
-    ctx.explain["period_filter"] = {"applied": len(hits) >= limit, "found": len(hits), "by": by}
+    qc.explain["period_filter"] = {"applied": len(hits) >= limit, "found": len(hits), "by": by}
     return hits if len(hits) >= limit else []
 
 
-def _answer(ctx: QueryContext, retrieval: Retrieval, hits: list[Hit]) -> list[Hit]:
-    ctx.retrieval = retrieval
+def _answer(qc: QueryContext, retrieval: Retrieval, hits: list[Hit]) -> list[Hit]:
+    qc.retrieval = retrieval
     if retrieval.parts:  # how many blocks each compared part's own arms found
-        ctx.explain["parts_found"] = [len(candidates(part)) for part in retrieval.parts]
+        qc.explain["parts_found"] = [len(candidates(part)) for part in retrieval.parts]
     return attach_blocks(hits, vectors=False, scopes=False)  # _source names the scope
 
 
@@ -168,18 +158,18 @@ def _from_candidates(retrieval: Retrieval, narrowed: Filters) -> Retrieval:
     return retrieval.restricted(set(found or ()))
 
 
-def _period_filters(ctx: QueryContext, filters: Filters, limit: int) -> Filters | None:
+def _period_filters(qc: QueryContext, filters: Filters, limit: int) -> Filters | None:
     """The filters for the query's explicit period, or None when there is none or it holds
     too few blocks to fill the answer (then the arms need not run on it at all). A period
     with more blocks than temporal_query.PERIOD_IDS_UP_TO keeps its dates (block_ids None)."""
-    narrowed = temporal_query.period_filter(filters, ctx.temporal)
+    narrowed = temporal_query.period_filter(filters, qc.temporal)
     if narrowed is None:
         return None
     ids = temporal_query.period_blocks(narrowed)
     if ids is None:  # a long period
         return narrowed
     if len(ids) < limit:
-        ctx.explain["period_filter"] = {"applied": False, "found": len(ids), "by": "ids"}
+        qc.explain["period_filter"] = {"applied": False, "found": len(ids), "by": "ids"}
         return None
     # The ids are the period (the same dates): the arms rank them with no per-row date test.
     return replace(narrowed, block_ids=tuple(ids), periods=[])
@@ -203,23 +193,23 @@ class _Plan:
     parts: list[_Search]
 
 
-def _plan(ctx: QueryContext, fusion: str | None) -> _Plan:
-    tenant = ctx.principal.tenant_id
+def _plan(qc: QueryContext, fusion: str | None) -> _Plan:
+    tenant = qc.principal.tenant_id
     arm_weights = weights(tenant)
     if fusion is not None:  # an evaluation control, like `stages`
         arm_weights = replace(arm_weights, method=fusion)
-    lexical = temporal_query.lexical_text(ctx.query, ctx.temporal)
-    lang, texts = _arm_texts(ctx, lexical)
+    lexical = temporal_query.lexical_text(qc.query, qc.temporal)
+    lang, texts = _arm_texts(qc, lexical)
     if texts is None:  # untranslated: the other language's arm would only add noise
         arm_weights = arm_weights.for_language(lang)
-    ctx.explain["weights"] = {a: arm_weights.of(a) for a in ARMS}
-    terms = arm_terms(lexical, texts, temporal_query.iso_dates(ctx.temporal))
-    if ctx.parts:
-        ctx.explain["decomposed"] = list(ctx.parts)
+    qc.explain["weights"] = {a: arm_weights.of(a) for a in ARMS}
+    terms = arm_terms(lexical, texts, temporal_query.iso_dates(qc.temporal))
+    if qc.parts:
+        qc.explain["decomposed"] = list(qc.parts)
     return _Plan(
         weights=arm_weights,
-        main=_Search(ctx.query, ctx.query_vector, terms),
-        parts=[_Search(p, vector, arm_terms(p)) for p, vector in ctx.parts.items()],
+        main=_Search(qc.query, qc.query_vector, terms),
+        parts=[_Search(p, vector, arm_terms(p)) for p, vector in qc.parts.items()],
     )
 
 
@@ -246,11 +236,11 @@ def _run(plan: _Plan, filters: Filters, pool: int) -> Retrieval:
 PART_POOL = 10  # run_arms limit for a compared part (each arm then ranks 50 candidates)
 
 
-def _arm_texts(ctx: QueryContext, lexical: str) -> tuple[str, dict[str, str] | None]:
+def _arm_texts(qc: QueryContext, lexical: str) -> tuple[str, dict[str, str] | None]:
     """The query's language, and each full-text arm's text: the original plus a translation
     into the arm's language (None when there is no translation)."""
-    lang, translated = translate.translations(ctx.query, ctx.principal.tenant_id)
-    ctx.explain["language"] = {"detected": lang, "translations": translated}
+    lang, translated = translate.translations(qc.query, qc.principal.tenant_id)
+    qc.explain["language"] = {"detected": lang, "translations": translated}
     if not translated:
         return lang, None
     return lang, {
@@ -259,53 +249,53 @@ def _arm_texts(ctx: QueryContext, lexical: str) -> tuple[str, dict[str, str] | N
     }
 
 
-def run_query(principal: Principal, params: QueryParams) -> dict[str, Any]:
+def run_query(principal: Principal, params: QueryParams) -> QueryResult:
     started = time.perf_counter()
     timing: dict[str, float] = {}
     sp = params.search
-    ctx = QueryContext(
+    qc = QueryContext(
         principal=principal, query=sp.query, now=params.now or timezone.now(), limit=sp.limit
     )
     mark = time.perf_counter()
-    ctx.temporal = temporal_query.intent_for(sp.query, ctx.now)
-    decomposing = registry.value("CTX_QUERY_DECOMPOSE", principal.tenant_id)
+    qc.temporal = temporal_query.intent_for(sp.query, qc.now)
+    decomposing = knobs.value("CTX_QUERY_DECOMPOSE", principal.tenant_id)
     parts = decompose.parts(sp.query) if decomposing else []
     # One batch: the question and its parts (a part holds no secret its question lacks).
-    ctx.query_vector, *part_vectors = _vectors([sp.query, *parts], ctx.explain)
-    ctx.parts = dict(zip(parts, part_vectors, strict=True))
+    qc.query_vector, *part_vectors = _vectors([sp.query, *parts], qc.explain)
+    qc.parts = dict(zip(parts, part_vectors, strict=True))
     timing["embed"] = _ms(mark)
     mark = time.perf_counter()
-    hits = _retrieve(ctx, params)
+    hits = _retrieve(qc, params)
     timing["search"] = _ms(mark)
     mark = time.perf_counter()
-    configured = registry.value("CTX_QUERY_STAGES", principal.tenant_id)
+    configured = knobs.value("CTX_QUERY_STAGES", principal.tenant_id)
     order = params.stages if params.stages is not None else configured
-    hits = run_stages(ctx, hits, tuple(order))[: sp.limit]
+    hits = run_stages(qc, hits, tuple(order))[: sp.limit]
     timing["stages"] = _ms(mark)
-    best = _best_cosine(hits[:3], ctx.query_vector)
+    best = _best_cosine(hits[:3], qc.query_vector)
     cover = confidence.coverage(
         sp.query, [f"{h.block.title} {h.block.content}" for h in hits[:5] if h.block is not None]
     )
     verdict = confidence.judge(hits=len(hits), best_cosine=best, term_coverage=cover)
-    names = {sid: name for name, sid in principal.scope_names.items()}
-    sources = [_source(i + 1, h, ctx.now, names) for i, h in enumerate(hits)]
     answer, mode, mark = None, "retrieval", time.perf_counter()
     if params.synthesize:
-        answer, mode = _synthesize(sp.query, hits, verdict, ctx.explain)
+        answer, mode = _synthesize(sp.query, hits, verdict, qc.explain)
     timing["synthesis"] = _ms(mark)
     timing["total"] = _ms(started)
-    body: dict[str, Any] = {
-        "query": sp.query,
-        "mode": mode,
-        "answer": answer,
-        "confidence": verdict,
-        "sources": sources,
-        "timing_ms": timing,
-    }
+    result = QueryResult(
+        query=sp.query,
+        mode=mode,
+        answer=answer,
+        confidence=verdict,
+        hits=hits,
+        now=qc.now,
+        timing_ms=timing,
+        scope_names={sid: name for name, sid in principal.scope_names.items()},
+    )
     if params.explain:
-        body["explain"] = {
-            **ctx.explain,
-            "temporal": temporal_query.describe(ctx.temporal),
+        result.explain = {
+            **qc.explain,
+            "temporal": temporal_query.describe(qc.temporal),
             "best_cosine": best,
             "term_coverage": round(cover, 3),
             "not_embedded_sensitivity": _not_embedded(hits),
@@ -314,7 +304,7 @@ def run_query(principal: Principal, params: QueryParams) -> dict[str, Any]:
                 for h in hits
             },
         }
-    return body
+    return result
 
 
 def _synthesize(
@@ -371,26 +361,6 @@ def _date(hit: Hit) -> str:
     block = hit.block
     assert block is not None
     return (block.source_time or block.created_at).date().isoformat()
-
-
-def _source(n: int, hit: Hit, now: datetime, scope_names: dict[int, str]) -> dict[str, Any]:
-    """One cited source; `scope_names` are the caller's readable scopes by id (the filters
-    keep every hit inside them; the block's own scope row is the fallback)."""
-    block = hit.block
-    assert block is not None
-    return {
-        "n": n,
-        "id": hit.id,
-        "scope": scope_names.get(block.scope_id) or block.scope.name,
-        "title": block.title,
-        "category": block.category,
-        "score": round(hit.score, 6),
-        "age_days": age_days(block, now),
-        "preview": preview(block.content),
-        "tags": list(block.tags),
-        "type": block.type,
-        "metadata": block.metadata,
-    }
 
 
 def _ms(since: float) -> float:

@@ -15,9 +15,8 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any, Protocol
 
-from ctx import outbound
+from ctx import knobs, outbound
 from ctx.errors import SensitivityBlocked
-from ctx.registry import resolver as registry
 from ctx.sensitivity import highest, text_level
 from ctx.trust import ensure_trusted
 from retrieval.llm.base import Message
@@ -40,7 +39,7 @@ class CrossEncoderBackend:
     name = "crossencoder"
 
     def __init__(self, model: str, max_tokens: int = 256, quantize: bool = False) -> None:
-        from sentence_transformers import CrossEncoder
+        from sentence_transformers import CrossEncoder  # heavy: loaded on first use
 
         # Cost grows with the pair's length; the query plus a block's opening is what counts.
         self.model = CrossEncoder(model, device="cpu", max_length=max_tokens)
@@ -104,7 +103,7 @@ class LLMJudgeBackend:
     name = "llm"
 
     def score(self, query: str, docs: Sequence[str], *, budget_s: float) -> list[float]:
-        from retrieval.llm import get_llm
+        from retrieval.llm import get_llm  # heavy: loaded on first use
 
         llm = get_llm()
         if llm is None:
@@ -145,7 +144,7 @@ def _backend(
 
 
 def get_backend() -> RerankBackend | None:
-    cfg = registry.values()  # live, server-wide: the key may be a sealed secret's reference
+    cfg = knobs.values()  # live, server-wide: the key may be a sealed secret's reference
     return _backend(
         cfg["CTX_RERANK_BACKEND"],
         cfg["CTX_RERANK_MODEL"],
@@ -174,24 +173,24 @@ def blend(fusion: Sequence[float], rerank: Sequence[float], weight: float) -> li
 class Rerank(Stage):
     name = "rerank"
 
-    def run(self, ctx: QueryContext, hits: list[Hit]) -> list[Hit]:
+    def run(self, qc: QueryContext, hits: list[Hit]) -> list[Hit]:
         backend = get_backend()
         if backend is None or len(hits) < 2:
-            ctx.explain[self.name] = "skipped: no backend" if backend is None else "skipped"
+            qc.explain[self.name] = "skipped: no backend" if backend is None else "skipped"
             return hits
-        cfg = registry.values(ctx.principal.tenant_id)
+        cfg = knobs.values(qc.principal.tenant_id)
         head, tail = hits[: cfg["CTX_RERANK_TOP_N"]], hits[cfg["CTX_RERANK_TOP_N"] :]
         budget = cfg["CTX_RERANK_BUDGET_MS"] / 1000
         started = time.perf_counter()
         try:
-            ensure_trusted("rerank", _level(ctx, head), backend.name)  # before any byte leaves
-            scores = backend.score(ctx.query, [_doc(h) for h in head], budget_s=budget)
+            ensure_trusted("rerank", _level(qc, head), backend.name)  # before any byte leaves
+            scores = backend.score(qc.query, [_doc(h) for h in head], budget_s=budget)
         except SensitivityBlocked as exc:  # an optional stage: nothing sent, fusion order stands
             blocked = {"backend": backend.name, "status": "blocked", **(exc.details or {})}
-            ctx.explain[self.name] = blocked
+            qc.explain[self.name] = blocked
             return hits
         except Exception as exc:
-            ctx.explain[self.name] = {
+            qc.explain[self.name] = {
                 "backend": backend.name,
                 "status": "failed open",
                 "error": type(exc).__name__,
@@ -201,7 +200,7 @@ class Rerank(Stage):
             return hits
         elapsed = time.perf_counter() - started
         if elapsed > budget:
-            ctx.explain[self.name] = {
+            qc.explain[self.name] = {
                 "backend": backend.name,
                 "status": "over budget",
                 "ms": round(elapsed * 1000, 1),
@@ -213,7 +212,7 @@ class Rerank(Stage):
             hit.stages["rerank"] = round(raw, 4)
             hit.score = value * top  # keep the fusion scale for later stages and the tail
         head.sort(key=lambda h: h.score, reverse=True)
-        ctx.explain[self.name] = {
+        qc.explain[self.name] = {
             "backend": backend.name,
             "status": "ok",
             "n": len(head),
@@ -222,10 +221,10 @@ class Rerank(Stage):
         return head + tail
 
 
-def _level(ctx: QueryContext, head: list[Hit]) -> str:
+def _level(qc: QueryContext, head: list[Hit]) -> str:
     """The highest sensitivity among what the judge would read: the query and the blocks."""
     blocks = [h.block.sensitivity for h in head if h.block is not None]
-    return highest(text_level(ctx.query), *blocks)
+    return highest(text_level(qc.query), *blocks)
 
 
 def _doc(hit: Hit) -> str:

@@ -1,7 +1,7 @@
 """Retrieval stages after fusion: one small interface, a registry, fail-open execution.
 
 Every stage takes the hits and the query context and returns hits (reordered, rescored,
-filtered or extended), and notes in `ctx.explain` what it did. A stage that raises is skipped:
+filtered or extended), and notes in `qc.explain` what it did. A stage that raises is skipped:
 the query still answers with what the earlier stages produced.
 """
 
@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from ctx import hooks
 from ctx.principal import Principal
 from retrieval.search import Hit
 
@@ -40,7 +41,7 @@ class Stage(ABC):
     name: str = ""
 
     @abstractmethod
-    def run(self, ctx: QueryContext, hits: list[Hit]) -> list[Hit]:
+    def run(self, qc: QueryContext, hits: list[Hit]) -> list[Hit]:
         """The hits after this stage, best first."""
 
 
@@ -52,15 +53,15 @@ class SupersededFilter(Stage):
 
     name = "supersedes"
 
-    def run(self, ctx: QueryContext, hits: list[Hit]) -> list[Hit]:
-        if getattr(ctx.temporal, "direction", None) == "past":  # dream: old versions are wanted
-            ctx.explain[self.name] = "skipped: the query asks about the past"
+    def run(self, qc: QueryContext, hits: list[Hit]) -> list[Hit]:
+        if getattr(qc.temporal, "direction", None) == "past":  # dream: old versions are wanted
+            qc.explain[self.name] = "skipped: the query asks about the past"
             return hits
         by_id = {h.id: h for h in hits}
         successors = {h.id: s for h in hits if (s := _successor_within(h, by_id)) is not None}
         for old_id, new_id in successors.items():
             by_id[new_id].score = max(by_id[new_id].score, by_id[old_id].score)
-        ctx.explain[self.name] = {"dropped": list(successors)}
+        qc.explain[self.name] = {"dropped": list(successors)}
         kept = [h for h in hits if h.id not in successors]
         return sorted(kept, key=lambda h: h.score, reverse=True) if successors else kept
 
@@ -71,37 +72,32 @@ def _successor_within(hit: Hit, present: dict[str, Hit]) -> str | None:
 
 
 def registry() -> dict[str, type[Stage]]:
-    """Every stage by name; imported lazily so stage modules may import this one."""
-    from dream.graph import GraphExpansion  # dream: graph expansion
-    from retrieval.feedback import QueryFeedback
-    from retrieval.gravity_stages import CyclicGravity, LinearGravity
-    from retrieval.rerank import Rerank
-
-    stages = (CyclicGravity, LinearGravity, QueryFeedback, GraphExpansion, Rerank, SupersededFilter)
-    return {s.name: s for s in stages}
+    """Every stage by name, as the apps registered them (ctx.hooks.QUERY_STAGES): retrieval's
+    own in its ready(), dream's graph expansion in dream's."""
+    return hooks.QUERY_STAGES.as_dict()
 
 
 DEFAULT_ORDER = ("gravity_cyclic", "gravity_linear", "feedback", "graph", "rerank", "supersedes")
 
 
 def run_stages(
-    ctx: QueryContext,
+    qc: QueryContext,
     hits: list[Hit],
     order: tuple[str, ...] = DEFAULT_ORDER,
 ) -> list[Hit]:
     stages = registry()
     for name in order:
-        if name not in stages:  # ctx.E012 reports it at start; a query never crashes on it
-            ctx.explain[name] = "skipped: unknown stage"
+        if name not in stages:  # qc.E012 reports it at start; a query never crashes on it
+            qc.explain[name] = "skipped: unknown stage"
             continue
         stage = stages[name]()
         started = time.perf_counter()
         try:
-            hits = stage.run(ctx, hits)
+            hits = stage.run(qc, hits)
         except Exception as exc:  # fail open: a broken stage must not break the query
             log.warning("stage %s failed open", name, exc_info=True)
-            ctx.explain[name] = {"error": type(exc).__name__}
-        ctx.explain.setdefault("stage_ms", {})[name] = round(
+            qc.explain[name] = {"error": type(exc).__name__}
+        qc.explain.setdefault("stage_ms", {})[name] = round(
             (time.perf_counter() - started) * 1000, 2
         )
     return hits

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+from ctx import hooks
 from ctx.errors import NotFound
 from ctx.models import Scope
 from ctx.principal import Principal
-from ctx.selectors import readable_scope_ids
+from ctx.selectors import readable_scope_ids, row_for
 
 from .crypto import Sealed
 from .models import Secret
@@ -15,9 +16,9 @@ from .models import Secret
 # One body for "missing" and "not yours": a stranger learns nothing from a 404.
 NOT_FOUND_MESSAGE = "Secret not found."
 
-# Whatever uses a secret (settings rows, provider configs, …) registers a finder here that names
-# its users; DELETE refuses while any finder answers (the settings registry registers one).
-REFERENCE_FINDERS: list[Callable[[Secret], Iterable[str]]] = []
+# Whatever uses a secret (settings rows, provider configs, …) registers a finder at the hook
+# point that names its users; DELETE refuses while any finder answers.
+REFERENCE_FINDERS: Iterable[Callable[[Secret], Iterable[str]]] = hooks.SECRET_REFERENCES
 
 
 def references(secret: Secret) -> list[str]:
@@ -39,19 +40,15 @@ def sealed_of(secret: Secret) -> Sealed:
 
 
 def get_secret_for(
-    principal: Principal, name: str, scope: str | None, *, for_update: bool = False
+    principal: Principal, name: str, scope: str | None, *, write: bool = False
 ) -> Secret:
-    """The secret in the named (default: home) scope if readable; NotFound otherwise."""
+    """The secret in the named (default: home) scope if readable; NotFound otherwise.
+    `write`: locked, and Forbidden in a scope the principal may only read (ctx row_for)."""
     scope_id = principal.home_scope_id if scope is None else principal.scope_names.get(scope, -1)
     if not principal.can_read(scope_id):
         raise NotFound(NOT_FOUND_MESSAGE)
     qs = Secret.objects.select_related("scope__tenant").filter(scope_id=scope_id, name=name)
-    if for_update:
-        qs = qs.select_for_update(of=("self",))
-    secret = qs.first()
-    if secret is None:
-        raise NotFound(NOT_FOUND_MESSAGE)
-    return secret
+    return row_for(principal, qs, write=write, missing=NotFound(NOT_FOUND_MESSAGE))
 
 
 def secrets_for(principal: Principal, scope_names: list[str]) -> list[Secret]:

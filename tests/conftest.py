@@ -1,16 +1,21 @@
-"""The canonical cast (conventions §16) and an HTTP client that speaks the API's JSON."""
+"""The canonical cast (conventions §16), an HTTP client that speaks the API's JSON, and the
+shared fixtures: the live server (`live`) and the browser (`browser`, `page`)."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from django.test import Client
+from django.conf import settings
+from django.test import Client, override_settings
 
 from ctx import services
 from ctx.models import ApiKey, Block, Tenant
+from tests.support.browser import browser, page  # noqa: F401 - fixtures
+from tests.support.live import LiveServer, shared
 
 
 class Api:
@@ -99,6 +104,31 @@ def snapshot() -> list[tuple[Any, ...]]:
 def fresh_settings_registry() -> Any:
     """Overrides one test cached must not reach the next: its rows were rolled back."""
     yield
-    from ctx.registry import resolver
+    from ctx.overrides import resolver
 
     resolver.invalidate()
+
+
+@pytest.fixture(scope="session")
+def live(
+    django_db_setup: Any, django_db_blocker: Any, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[LiveServer]:
+    """The session's uvicorn (tests/support/live.py): runtime role, pool, collected statics."""
+    yield from shared(tmp_path_factory)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def uncollected_static_files() -> Iterator[None]:
+    """In this process, static files as in development: plain names, served from the apps.
+
+    The product's manifest storage needs `collectstatic` first, and a template naming a file
+    that is not in the manifest raises; collecting (~10 s: gzip and brotli) for every run that
+    renders a template would slow the suite. The live server (`live`) collects once per session
+    and serves the real hashed, compressed files; the browser tests go through it."""
+    plain = {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}
+    with override_settings(
+        STORAGES={**settings.STORAGES, "staticfiles": plain},
+        WHITENOISE_USE_FINDERS=True,
+        WHITENOISE_AUTOREFRESH=True,
+    ):
+        yield

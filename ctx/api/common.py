@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from rest_framework.request import Request
@@ -21,5 +22,5 @@ def body(request: Request) -> dict[str, Any]:
     return v.require_object(request.data)
 
 
-def ok(payload: dict[str, Any], status: int = 200) -> Response:
+def ok(payload: Mapping[str, Any], status: int = 200) -> Response:
     return Response({"success": True, **payload}, status=status)

@@ -6,9 +6,10 @@ fence labelled as data: blocks may hold transcripts or notes written by anyone w
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-Payload = dict[str, Any]
+Payload = Mapping[str, Any]
 
 
 def fence(text: str) -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 from asgiref.sync import sync_to_async
@@ -14,7 +14,7 @@ from ctx.errors import CtxError, ErrorCode
 
 log = logging.getLogger("ctx.mcp")
 
-Payload = dict[str, Any]
+Payload = Mapping[str, Any]
 
 
 def ok(payload: Payload, text: str) -> CallToolResult:

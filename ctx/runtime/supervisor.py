@@ -59,9 +59,10 @@ class Child:
         return self.proc is not None and self.proc.poll() is None
 
 
-def session() -> dict[str, bool]:
-    """Popen keyword arguments for a child in a session (and process group) of its own."""
-    return {"start_new_session": True}
+def session() -> bool:
+    """Popen's start_new_session for a child: a session (and process group) of its own, so the
+    supervisor can end the child's own children with it."""
+    return True
 
 
 def _end_group(pid: int) -> None:

@@ -24,7 +24,8 @@ from django.db import connection
 from ctx.models import Block
 from ctx.runtime.embedded import start_redis
 from tests.conftest import Cast
-from tests.mcp.live import LiveServer, _test_database_url, start
+from tests.mcp.live import LiveServer, start
+from tests.support.live import database_url
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -55,7 +56,7 @@ def web(redis: tuple[Any, str], settings: Any, tmp_path: Path) -> Iterator[LiveS
 def worker(redis: tuple[Any, str], tmp_path: Path) -> Iterator[Path]:
     env = {
         **os.environ,
-        "DATABASE_URL": _test_database_url(connection.settings_dict["NAME"]),
+        "DATABASE_URL": database_url(connection.settings_dict["NAME"]),
         "REDIS_URL": redis[1],
     }
     log = tmp_path / "worker.log"

@@ -114,6 +114,11 @@ def test_it_runs_stores_and_keeps_data_across_restarts(data_dir: Path) -> None:
         (worker,) = [pid for pid, cmd in spawned if "celery" in cmd and " worker " in cmd]
         (web,) = [pid for pid, cmd in spawned if "uvicorn" in cmd]
         assert _nice(worker) > _nice(web)  # background work yields the CPU to requests
+        # collectstatic ran before the web server: the admin links its hashed stylesheet.
+        login = httpx.get(first.url + "/admin/login/", timeout=30).text
+        css = re.search(r'href="(/static/admin/css/base\.[0-9a-f]{12}\.css)"', login)
+        assert css, login[:500]
+        assert httpx.get(first.url + css.group(1), timeout=30).status_code == 200
         h = {"X-Context-Key": first.key}
         with httpx.Client(base_url=first.url, headers=h, timeout=30) as c:
             stored = c.post(

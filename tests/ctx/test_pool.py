@@ -14,23 +14,26 @@ import httpx
 import pytest
 from django.db import connection
 
-from ctx.models import EmbedCache
 from retrieval import indexing
 from retrieval.embeddings import cache_key, get_embedder
+from retrieval.models import EmbedCache
 from rls.role import ROLE
 from tests.conftest import Cast
-from tests.mcp.live import LiveServer, _test_database_url, start
+from tests.support.live import LiveServer, database_url, start
 
 pytestmark = pytest.mark.django_db(transaction=True)
 POOL = 2
+APP = "ctx-test-pool"
 
 
 @pytest.fixture
 def pooled(transactional_db: Any, tmp_path: Any, settings: Any) -> Iterator[LiveServer]:
     settings.CELERY_BROKER_URL = ""  # this process's own writes skip the enqueue
     name = connection.settings_dict["NAME"]
-    parts = urlsplit(_test_database_url(name))
-    as_runtime_role = parts._replace(netloc=f"{ROLE}@{parts.hostname or ''}").geturl()
+    parts = urlsplit(database_url(name))
+    # Named, so that the session's shared live server (also ctx_app) is not counted.
+    query = "&".join(q for q in (parts.query, f"application_name={APP}") if q)
+    as_runtime_role = parts._replace(netloc=f"{ROLE}@{parts.hostname or ''}", query=query).geturl()
     env = {"DATABASE_URL": as_runtime_role, "CTX_DB_POOL": str(POOL), "CTX_GUARD_HINTS": "false"}
     yield from start(name, settings.SECRET_KEY, tmp_path / "uvicorn.log", **env)
 
@@ -39,8 +42,9 @@ def _runtime_sessions() -> list[dt.datetime]:
     """When each of the runtime role's open sessions on the test database began."""
     with connection.cursor() as cur:
         cur.execute(
-            "SELECT backend_start FROM pg_stat_activity WHERE usename = %s AND datname = %s",
-            [ROLE, connection.settings_dict["NAME"]],
+            "SELECT backend_start FROM pg_stat_activity"
+            " WHERE usename = %s AND datname = %s AND application_name = %s",
+            [ROLE, connection.settings_dict["NAME"], APP],
         )
         return [row[0] for row in cur.fetchall()]
 

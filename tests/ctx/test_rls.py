@@ -16,8 +16,9 @@ import pytest
 from django.db import DatabaseError, connection, transaction
 
 from ctx import selectors
-from ctx.models import Block, BlockChunk, Scope, TemporalAnchor, TermStat
+from ctx.models import Block, Scope
 from dream.models import DigestState, DreamState, GuardFlag, Link, LinkClass, LinkOrigin
+from retrieval.models import BlockChunk, TemporalAnchor, TermStat
 from rls import context as rls
 from rls.role import ROLE
 from secrets.models import Secret
@@ -226,6 +227,21 @@ def test_it_serves_requests_under_the_runtime_role(tenants: Cast, runtime_role: 
     body = {"scope": "acme:main", "category": "c", "title": "x", "content": "planted"}
     status, body = tenants.outsider.post("/api/store", body)
     assert status in (403, 404), body
+
+
+def test_it_refuses_a_reader_with_403_under_the_runtime_role(
+    tenants: Cast, runtime_role: None
+) -> None:
+    """`FOR UPDATE` sees writable scopes only under RLS: a block the key only reads must still
+    answer the 403 it answers as the owner, not the 404 of a missing block."""
+    stored = tenants.owner.store(title="acme r", content="read, not written")
+    for action, extra in (("delete", {}), ("update", {"fields": {"content": "x"}})):
+        status, body = tenants.reader.post(
+            "/api/manage", {"action": action, "id": stored["id"]} | extra
+        )
+        assert (status, body["error"]["code"]) == (403, "forbidden"), (action, body)
+    status, body = tenants.outsider.post("/api/manage", {"action": "delete", "id": stored["id"]})
+    assert status == 404
 
 
 def test_it_starts_the_servers_as_the_runtime_role() -> None:

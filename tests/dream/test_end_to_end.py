@@ -26,7 +26,7 @@ from ctx.models import Block
 from dream.models import DreamState, Link
 from tests.conftest import make_cast
 from tests.dream import notes
-from tests.mcp.live import LiveServer, _test_database_url, start
+from tests.support.live import LiveServer, database_url, start
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -66,7 +66,7 @@ def stack(
     name = connection.settings_dict["NAME"]
     env = {
         **os.environ,
-        "DATABASE_URL": _test_database_url(name),
+        "DATABASE_URL": database_url(name),
         "CTX_SECRET_KEY": settings.SECRET_KEY,
         "CTX_LOG_LEVEL": "info",
         "CTX_DREAM_FEED_SECONDS": str(FEED_SECONDS),

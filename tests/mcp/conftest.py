@@ -1,20 +1,10 @@
-"""Fixtures for tests against the live server (tests/mcp/live.py); tests/{mcp,oauth} share it."""
+"""Tests against the live server (`live`, tests/conftest.py); tests/{mcp,oauth} share this."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
-
-from tests.mcp.live import LiveServer, shared
-
-
-@pytest.fixture(scope="session")
-def live(
-    django_db_setup: Any, django_db_blocker: Any, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[LiveServer]:
-    yield from shared(tmp_path_factory)
 
 
 @pytest.fixture(autouse=True)

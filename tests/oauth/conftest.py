@@ -1,4 +1,4 @@
-"""The live-server fixtures of tests/mcp/conftest.py, shared (one server per run)."""
+"""The live server's companion fixture of tests/mcp/conftest.py (`live` is in tests/conftest.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from django.conf import settings
 
 from ctx.oauth import dcr
-from tests.mcp.conftest import live, no_broker  # noqa: F401 - fixtures
+from tests.mcp.conftest import no_broker  # noqa: F401 - fixture
 
 
 @pytest.fixture(autouse=True)

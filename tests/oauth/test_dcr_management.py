@@ -102,8 +102,8 @@ def test_it_refuses_an_update_to_other_grants_or_the_token_response_type(
 def test_it_answers_404_when_registration_is_off(live: LiveServer, settings: Any) -> None:
     client = _register(live)
     settings.CTX = {**settings.CTX, "CTX_OAUTH_DCR_MODE": "off"}
-    token = {"HTTP_AUTHORIZATION": f"Bearer {client['registration_access_token']}"}
+    token = {"Authorization": f"Bearer {client['registration_access_token']}"}
     path = f"/o/register/{client['client_id']}/"
-    assert DjangoClient().get(path, **token).status_code == 404
-    assert DjangoClient().delete(path, **token).status_code == 404
+    assert DjangoClient().get(path, headers=token).status_code == 404
+    assert DjangoClient().delete(path, headers=token).status_code == 404
     assert get_application_model().objects.filter(client_id=client["client_id"]).exists()

@@ -1,0 +1,39 @@
+"""Every /api route (docs/api.md), each bound to one endpoint of ctx/api."""
+
+from __future__ import annotations
+
+from django.urls import path
+
+from ctx.api import dream, secrets, settings, tenancy, views
+
+urlpatterns = [
+    path("api/store", views.store),
+    path("api/store/batch", views.store_batch),
+    path("api/search", views.search_),
+    path("api/query", views.query),
+    path("api/manage", views.ManageView.as_view()),
+    path("api/whoami", views.whoami),
+    path("api/admin/scopes", views.scope_create),
+    path("api/admin/tenants", tenancy.tenants),
+    path("api/admin/tenants/<str:name>", tenancy.tenant),
+    path("api/admin/tenants/<str:name>/suspend", tenancy.tenant_suspend),
+    path("api/admin/tenants/<str:name>/resume", tenancy.tenant_resume),
+    path("api/keys", tenancy.keys),
+    path("api/keys/<str:prefix>", tenancy.key),
+    path("api/oauth/clients", tenancy.clients),
+    path("api/oauth/clients/<str:client_id>", tenancy.client),
+    path("api/secrets", secrets.secrets_list),
+    path("api/secrets/<str:name>", secrets.secret),
+    path("api/settings", settings.settings_list),
+    path("api/settings/audit", settings.audit),  # before {key}
+    path("api/settings/<str:key>", settings.setting),
+    path("api/dream/mode", dream.mode),
+    path("api/dream/stats", dream.stats),
+    path("api/dream/review", dream.review),
+    path("api/dream/resolve", dream.resolve),
+    path("api/guard", dream.guard),
+    path("api/guard/stats", dream.guard_stats),
+    path("api/guard/resolve", dream.guard_resolve),
+    path("api/digest", dream.digest),
+    path("api/graph/ego", dream.ego_graph),
+]

@@ -1,0 +1,195 @@
+"""Block operations: store, store a batch, get, update, delete (archive), recent, categories,
+stats. Each takes the caller's principal and a validated input and returns its wire payload."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import BeforeValidator, Field
+
+from ctx import hooks, selectors, services
+from ctx.errors import CtxError, TooLarge, ValidationFailed
+from ctx.ops import payloads as p
+from ctx.ops.inputs import (
+    BlockId,
+    CategoryName,
+    Content,
+    Input,
+    Limit,
+    Metadata,
+    OptionalContent,
+    ScopeList,
+    ScopeName,
+    SensitivityName,
+    Source,
+    Tags,
+    Title,
+    TypeName,
+    When,
+)
+from ctx.principal import Principal
+from ctx.services import BlockInput, UpsertResult
+
+MAX_BATCH = 500
+
+
+class StoreInput(Input):
+    category: CategoryName
+    title: Title
+    content: Content
+    scope: ScopeName = None
+    tags: Tags = []
+    type: TypeName = "knowledge"
+    metadata: Metadata = {}
+    valid_from: When = None
+    valid_to: When = None
+    source: Source = None
+    source_time: When = None
+    sensitivity: SensitivityName = None
+
+    def block(self) -> BlockInput:
+        return BlockInput(
+            category=self.category,
+            title=self.title,
+            content=self.content,
+            tags=list(self.tags),
+            metadata=dict(self.metadata),
+            type=self.type,
+            valid_from=self.valid_from,
+            valid_to=self.valid_to,
+            source=self.source or "",
+            source_time=self.source_time,
+            sensitivity=self.sensitivity,
+        )
+
+
+def _block_list(value: Any) -> list[Any]:
+    if not isinstance(value, list) or not value:
+        raise ValidationFailed("'blocks' must be a non-empty list.")
+    if len(value) > MAX_BATCH:
+        raise TooLarge(f"'blocks' has more than {MAX_BATCH} items.")
+    return value
+
+
+class StoreBatchInput(Input):
+    # Items are parsed one by one in store_batch so that an error names its item.
+    blocks: Annotated[list[Any], BeforeValidator(_block_list), Field(validate_default=True)] = []
+    scope: ScopeName = None
+
+
+def _sensitivity(result: UpsertResult) -> dict[str, Any]:
+    """The stored level and the detectors that fired (names only, never the matched text)."""
+    return {
+        "sensitivity": result.block.sensitivity,
+        "sensitivity_reasons": list(result.sensitivity_reasons),
+    }
+
+
+def store(principal: Principal, data: StoreInput) -> p.StorePayload:
+    result = services.block_upsert(principal=principal, scope=data.scope, data=data.block())
+    block = result.block
+    payload: dict[str, Any] = {
+        "action": result.action,
+        "id": str(block.pk),
+        "scope": block.scope.name,
+        **_sensitivity(result),
+    }
+    for hint in hooks.STORE_HINTS:  # dream's near-duplicate hints
+        payload.update(hint(principal, block))
+    return payload  # type: ignore[return-value]
+
+
+def _item(index: int, raw: Any) -> BlockInput:
+    """Parse one batch item; an error names the item so nothing is silently dropped."""
+    try:
+        return StoreInput.parse(raw).block()
+    except CtxError as exc:
+        exc.message = f"blocks[{index}]: {exc.message}"
+        exc.details = {**(exc.details or {}), "index": index}
+        raise
+
+
+def store_batch(principal: Principal, data: StoreBatchInput) -> p.StoreBatchPayload:
+    items = [_item(i, raw) for i, raw in enumerate(data.blocks)]
+    results = services.block_upsert_many(principal=principal, scope=data.scope, items=items)
+    rows = [{"id": str(r.block.pk), "action": r.action, **_sensitivity(r)} for r in results]
+    return {"results": rows}  # type: ignore[typeddict-item]
+
+
+class GetInput(Input):
+    id: BlockId
+
+
+def get(principal: Principal, data: GetInput) -> p.BlockPayload:
+    return {"block": p.full(selectors.get_block_for(principal, data.id))}
+
+
+class UpdateFields(Input):
+    """The fields an update may change; only those given are changed."""
+
+    category: Annotated[CategoryName | None, Field(description="New category.")] = None
+    title: Annotated[Title | None, Field(description="New title.")] = None
+    content: OptionalContent = None
+    tags: Annotated[Tags | None, Field(description="Replaces all tags.")] = None
+    type: Annotated[TypeName | None, Field(description="New type.")] = None
+    metadata: Annotated[Metadata | None, Field(description="Replaces the metadata (≤ 16 KB).")] = (
+        None
+    )
+    valid_from: When = None
+    valid_to: When = None
+    sensitivity: SensitivityName = None
+
+    def given(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in self.model_fields_set}
+
+
+def _fields(value: Any) -> Any:
+    if not isinstance(value, dict) or not value:
+        raise ValidationFailed("'fields' must be a non-empty object.")
+    unknown = sorted(set(value) - set(services.UPDATABLE))
+    if unknown:
+        raise ValidationFailed(f"Fields that cannot be updated: {', '.join(unknown)}.")
+    return UpdateFields.parse(value)
+
+
+class UpdateInput(Input):
+    id: BlockId
+    fields: Annotated[UpdateFields, BeforeValidator(_fields), Field(validate_default=True)] = None  # type: ignore[assignment]  # absent: the same message as an empty object
+
+
+def update(principal: Principal, data: UpdateInput) -> p.UpdatePayload:
+    block = services.block_update(principal=principal, block_id=data.id, fields=data.fields.given())
+    return {"action": "updated", "block": p.full(block)}
+
+
+def delete(principal: Principal, data: GetInput) -> p.DeletePayload:
+    block = services.block_archive(principal=principal, block_id=data.id)
+    return {"action": "archived", "id": str(block.pk)}
+
+
+class ScopesInput(Input):
+    scopes: ScopeList = []
+    scope: ScopeName = None
+
+    def names(self) -> list[str]:
+        return [*self.scopes, *([self.scope] if self.scope else [])]
+
+
+class RecentInput(ScopesInput):
+    limit: Limit = 10
+
+
+def recent(principal: Principal, data: RecentInput) -> p.ListPayload:
+    scope_ids = selectors.readable_scope_ids(principal, data.names())
+    rows = [p.summary(b) for b in selectors.recent_blocks(principal, scope_ids, data.limit)]
+    return {"count": len(rows), "results": rows}
+
+
+def categories(principal: Principal, data: ScopesInput) -> p.CategoriesPayload:
+    scope_ids = selectors.readable_scope_ids(principal, data.names())
+    return {"categories": selectors.categories(principal, scope_ids)}  # type: ignore[typeddict-item]
+
+
+def stats(principal: Principal, data: ScopesInput) -> p.StatsPayload:
+    scope_ids = selectors.readable_scope_ids(principal, data.names())
+    return {"stats": selectors.block_stats(principal, scope_ids)}

@@ -1,0 +1,142 @@
+"""Dream Mode, link review, the guard's flags, digests and the ego graph as operations."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from django.utils import timezone
+
+from ctx import knobs, selectors
+from ctx.ops.inputs import ChoiceParam, FloatParam, Input, IntParam, ScopeList, Text
+from ctx.permissions import require_server_admin
+from ctx.principal import Principal
+from ctx.services import writable_scope
+from dream import digest, graph, guard, presenters, services
+from dream import selectors as dream_selectors
+from dream.models import GuardStatus, LinkClass
+
+ScopeArg = Annotated[str | None, Text(100, required=False, description="One scope.")]
+Action = Annotated[str, Text(16, description="What to do.")]
+
+
+class ScopesParam(Input):
+    scopes: ScopeList = []
+    scope: ScopeArg = None
+
+    def scope_ids(self, p: Principal) -> list[int]:
+        names = [*self.scopes, *([self.scope] if self.scope else [])]
+        return selectors.readable_scope_ids(p, names)
+
+
+class NoInput(Input):
+    pass
+
+
+def mode_get(p: Principal, data: NoInput) -> dict[str, str]:
+    return {"mode": services.mode_get()}
+
+
+class ModeInput(Input):
+    mode: Annotated[str, Text(16, description="on, throttled or off.")]
+
+
+def mode_set(p: Principal, data: ModeInput) -> dict[str, str]:
+    require_server_admin(p)  # one switch for every tenant
+    return {"mode": services.mode_set(mode=data.mode, by=p.key.name).mode}
+
+
+def stats(p: Principal, data: ScopesParam) -> dict[str, Any]:
+    scope_ids = data.scope_ids(p)
+    return {
+        "mode": services.mode_get(),
+        "queue": dream_selectors.queue_stats(scope_ids, now=timezone.now()),
+        "links": dream_selectors.link_counts(scope_ids),
+    }
+
+
+Limit500 = Annotated[int | None, IntParam(1, 500, description="Most items (default 50).")]
+
+
+class ReviewInput(ScopesParam):
+    link_class: Annotated[str | None, ChoiceParam(tuple(LinkClass.values))] = None
+    limit: Limit500 = None
+
+
+def review(p: Principal, data: ReviewInput) -> dict[str, Any]:
+    found = dream_selectors.review_links(
+        p,
+        data.scope_ids(p),
+        below=knobs.value("CTX_DREAM_REVIEW_BELOW"),
+        link_class=data.link_class,
+        limit=data.limit or 50,
+    )
+    links = [presenters.link(x) for x in found]
+    return {"count": len(links), "links": links}
+
+
+class LinkResolveInput(Input):
+    link: Any = None  # an id; a foreign or malformed one answers like a missing one (404)
+    action: Action
+
+
+def link_resolve(p: Principal, data: LinkResolveInput) -> dict[str, Any]:
+    return services.link_resolve(principal=p, link_id=data.link, action=data.action)
+
+
+class FlagsInput(ScopesParam):
+    status: Annotated[str | None, ChoiceParam(tuple(GuardStatus.values))] = None
+    limit: Limit500 = None
+
+
+def flags_list(p: Principal, data: FlagsInput) -> dict[str, Any]:
+    flags = guard.flags_list(
+        p, data.scope_ids(p), status=data.status or GuardStatus.OPEN, limit=data.limit or 50
+    )
+    items = [presenters.flag(f) for f in flags]
+    return {"count": len(items), "flags": items}
+
+
+def flags_stats(p: Principal, data: ScopesParam) -> dict[str, Any]:
+    return {"stats": guard.flags_stats(p, data.scope_ids(p))}
+
+
+class FlagResolveInput(Input):
+    id: Any = None  # a foreign or malformed id answers like a missing one (404)
+    action: Action
+
+
+def flag_resolve(p: Principal, data: FlagResolveInput) -> dict[str, Any]:
+    flag = guard.flag_resolve(principal=p, flag_id=data.id, action=data.action)
+    return {"flag": presenters.flag(flag)}
+
+
+class DigestInput(Input):
+    scope: ScopeArg = None
+
+
+def digest_build(p: Principal, data: DigestInput) -> dict[str, Any]:
+    scope_id = writable_scope(p, data.scope or None)
+    result, figures = digest.digest_build(scope_id=scope_id)
+    payload: dict[str, Any] = {"action": "empty", "id": None, **figures}
+    if result is not None:
+        payload.update(action=result.action, id=str(result.block.pk))
+    return payload
+
+
+class EgoInput(Input):
+    block: Annotated[str, Text(64, description="The block at the centre.")]
+    hops: Annotated[int | None, IntParam(1, graph.MAX_HOPS)] = None
+    limit: Annotated[int | None, IntParam(1, graph.MAX_NODES)] = None
+    min_confidence: Annotated[float | None, FloatParam(0.0, 1.0)] = None
+    link_class: Annotated[str | None, ChoiceParam(tuple(LinkClass.values))] = None
+
+
+def ego_graph(p: Principal, data: EgoInput) -> dict[str, Any]:
+    params = graph.EgoParams(
+        block=data.block,
+        hops=data.hops or 1,
+        limit=data.limit or 50,
+        min_confidence=data.min_confidence or 0.0,
+        link_class=data.link_class,
+    )
+    return graph.ego_graph(p, params)

@@ -1,0 +1,1 @@
+"""Memory formation: facts, preferences, decisions, tasks and entities drawn from conversations."""

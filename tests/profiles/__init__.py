@@ -1,0 +1,1 @@
+"""Tests of the profiles core (pure: literal data, temporary folders, one real LLM)."""
