@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import inspect
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -65,7 +65,7 @@ def _bare_error_text(result: HandlerResult) -> str | None:
     return "\n".join(texts) or "Invalid call."
 
 
-def _unknown_argument(params: dict[str, Any]) -> str | None:
+def _unknown_argument(params: Mapping[str, Any]) -> str | None:
     """The first argument the named tool does not declare (the SDK's argument model would drop
     it silently; the HTTP API rejects an unknown field, so MCP does too)."""
     spec = next((s for s in TOOLS if s.name == params.get("name")), None)
