@@ -9,9 +9,13 @@ Blocks still awaiting their embedding are only found when their content is ident
 (content hash). The hint fails open: any embedding error answers `checked: false`.
 
 The background check runs where the embedding is written: the block just embedded is compared
-with its nearest same-scope neighbour; cosine ≥ CTX_GUARD_ARCHIVE_AT is a near-copy (archived,
-or only flagged with CTX_GUARD_ACTION=flag), CTX_GUARD_REVIEW_AT and above is flagged for
-review. The block whose write made the pair is the one archived or flagged.
+with its nearest same-scope neighbours. A pair whose texts differ in a number, an identifier,
+an amount or a name is never a duplicate, whatever its cosine (dream/distinct.py), and the
+next neighbour is tried; one that differs only in its dates is a `recurrent` series, recorded
+as such and kept. Otherwise cosine ≥ CTX_GUARD_ARCHIVE_AT is a near-copy, CTX_GUARD_REVIEW_AT
+and above similar: both are flagged for review (open). The guard archives a near-copy only
+when the tenant turned that rule on (CTX_GUARD_ACTION=archive), and records the rule as the
+reason on the flag, which `keep` undoes. The block whose write made the pair is the one flagged.
 """
 
 from __future__ import annotations
@@ -26,11 +30,13 @@ from django.db import connection, transaction
 from django.db.models import Count
 from django.utils import timezone
 
+from ctx import knobs
 from ctx.errors import ValidationFailed
 from ctx.models import Block
 from ctx.principal import Principal
 from ctx.selectors import get_scoped_for
 from ctx.services import content_hash
+from dream.distinct import Difference, compare
 from dream.models import GuardFlag
 from dream.services import states_ensure
 from retrieval.chunking import windows
@@ -39,6 +45,8 @@ from retrieval.embeddings import embed_texts
 log = logging.getLogger("ctx.dream.guard")
 
 HINT_WINDOWS = 4  # long texts are compared by their first windows only (bounded latency)
+HINT_K = 5  # neighbours a hint looks through for one that is not another record
+ARCHIVE_RULE = "rule: CTX_GUARD_ACTION=archive"  # the reason recorded on an automatic archive
 FLAG_NOT_FOUND = "Guard flag not found."
 
 
@@ -69,18 +77,43 @@ def _exact_twin(block: Block) -> dict[str, Any] | None:
 
 
 def _closest(block: Block, vector: list[float]) -> dict[str, Any] | None:
+    """The closest live same-scope block that could be a copy: neighbours whose text tells
+    another record (other numbers, names or dates) are passed over."""
     with connection.cursor() as cur:
         cur.execute(
             """SELECT id::text, title, category, 1 - (embedding <=> %(v)s::vector) FROM ctx_block
                WHERE scope_id = %(scope)s AND NOT archived AND id <> %(id)s
                  AND type <> 'digest' AND embedding IS NOT NULL
-               ORDER BY embedding <=> %(v)s::vector LIMIT 1""",
-            {"v": _vector_literal(vector), "scope": block.scope_id, "id": block.pk},
+               ORDER BY embedding <=> %(v)s::vector LIMIT %(k)s""",
+            {"v": _vector_literal(vector), "scope": block.scope_id, "id": block.pk, "k": HINT_K},
         )
-        row = cur.fetchone()
-    if row is None:
-        return None
-    return {"id": row[0], "title": row[1], "category": row[2], "similarity": round(row[3], 4)}
+        rows = cur.fetchall()
+    texts = _texts([block.pk, *(row[0] for row in rows)])
+    for row in rows:
+        if _difference(texts, str(block.pk), row[0]) == "same":
+            return {
+                "id": row[0],
+                "title": row[1],
+                "category": row[2],
+                "similarity": round(row[3], 4),
+            }
+    return None
+
+
+def _texts(block_ids: list[Any]) -> dict[str, tuple[str, tuple[Any, ...]]]:
+    """Each block's title and content, and its own validity dates."""
+    rows = Block.objects.filter(pk__in=block_ids).values_list(
+        "id", "title", "content", "valid_from", "valid_to"
+    )
+    return {
+        str(pk): (f"{title}\n{content}", tuple(d.date() for d in (vf, vt) if d is not None))
+        for pk, title, content, vf, vt in rows
+    }
+
+
+def _difference(texts: dict[str, tuple[str, tuple[Any, ...]]], a: str, b: str) -> Difference:
+    (text_a, dates_a), (text_b, dates_b) = texts[a], texts[b]
+    return compare(text_a, text_b, dates=(dates_a, dates_b))
 
 
 def store_hints(principal: Principal, block: Block) -> dict[str, Any]:
@@ -142,24 +175,29 @@ def nearest(block_ids: list[str], *, k: int) -> list[Neighbour]:
 
 
 def check(neighbours: list[Neighbour]) -> dict[str, int]:
-    """Flag (and maybe archive) each block against its closest neighbour; returns counts."""
+    """Flag each block against its closest neighbour that is not another record (and archive
+    a near-copy where the tenant's rule says so); returns counts."""
     cfg = settings.CTX
     review_at, archive_at = cfg["CTX_GUARD_REVIEW_AT"], cfg["CTX_GUARD_ARCHIVE_AT"]
-    archive = cfg["CTX_GUARD_ACTION"] == "archive"
-    counts = {"near_copy": 0, "similar": 0, "archived": 0}
+    counts = {"near_copy": 0, "similar": 0, "recurrent": 0, "archived": 0}
     archived: set[str] = set()
     done: set[str] = set()
     batch = {n.block_id for n in neighbours}
-    for n in neighbours:  # closest first per block, blocks oldest first
+    close = [n for n in neighbours if n.cos >= review_at]
+    texts = _texts(list({i for n in close for i in (n.block_id, n.neighbour_id)}))
+    for n in close:  # closest first per block, blocks oldest first
         if n.block_id in done or n.block_id in archived or n.neighbour_id in archived:
             continue
         if n.neighbour_id in batch and not n.newer:
             continue  # both written in this batch: the newer one is the copy
+        difference = _difference(texts, n.block_id, n.neighbour_id)
+        if difference == "distinct":
+            continue  # another record: the next neighbour may still be a copy
         done.add(n.block_id)
-        if n.cos < review_at or _flagged_pair(n):
+        if _flagged_pair(n):
             continue
-        kind = "near_copy" if n.cos >= archive_at else "similar"
-        auto = archive and kind == "near_copy"
+        kind = _kind(n.cos, archive_at, difference)
+        auto = kind == "near_copy" and _archive_rule_on(n.block_id)
         _flag(n, kind, auto)
         counts[kind] += 1
         if auto:
@@ -169,6 +207,18 @@ def check(neighbours: list[Neighbour]) -> dict[str, int]:
     return counts
 
 
+def _kind(cos: float, archive_at: float, difference: Difference) -> str:
+    if difference == "recurrent":
+        return GuardFlag.Kind.RECURRENT
+    return GuardFlag.Kind.NEAR_COPY if cos >= archive_at else GuardFlag.Kind.SIMILAR
+
+
+def _archive_rule_on(block_id: str) -> bool:
+    """The block's tenant turned automatic archiving of near-copies on."""
+    tenant_id = Block.objects.filter(pk=block_id).values_list("scope__tenant_id", flat=True).get()
+    return bool(knobs.value("CTX_GUARD_ACTION", tenant_id) == "archive")
+
+
 def _flagged_pair(n: Neighbour) -> bool:
     """The reverse pair was flagged already (the twin's own write found this block)."""
     pair = {"block_id": uuid.UUID(n.neighbour_id), "twin_id": uuid.UUID(n.block_id)}
@@ -176,22 +226,31 @@ def _flagged_pair(n: Neighbour) -> bool:
 
 
 def _flag(n: Neighbour, kind: str, auto: bool) -> None:
+    """Record the pair. An automatic archive names its rule, and a recurrent series is kept
+    with the guard's reason: both are visible in the review list and undoable."""
     scope_id = Block.objects.filter(pk=n.block_id).values_list("scope_id", flat=True).get()
-    status = GuardFlag.Status.ARCHIVED if auto else GuardFlag.Status.OPEN
+    status, reason = GuardFlag.Status.OPEN, ""
+    if auto:
+        status, reason = GuardFlag.Status.ARCHIVED, ARCHIVE_RULE
+    elif kind == GuardFlag.Kind.RECURRENT:
+        status, reason = GuardFlag.Status.KEPT, "guard: a dated series, not a copy"
+    values = {
+        "similarity": round(n.cos, 4),
+        "kind": kind,
+        "status": status,
+        "auto": auto,
+        "resolved_by": reason,
+        "resolved_at": timezone.now() if reason else None,
+    }
     flag, created = GuardFlag.objects.get_or_create(
         block_id=uuid.UUID(n.block_id),
         twin_id=uuid.UUID(n.neighbour_id),
-        defaults={
-            "scope_id": scope_id,
-            "similarity": round(n.cos, 4),
-            "kind": kind,
-            "status": status,
-            "auto": auto,
-        },
+        defaults={"scope_id": scope_id, **values},
     )
-    if not created and flag.status != GuardFlag.Status.KEPT:  # a human's "keep" stands
-        flag.similarity, flag.kind, flag.status, flag.auto = round(n.cos, 4), kind, status, auto
-        flag.save(update_fields=["similarity", "kind", "status", "auto"])
+    if not created and flag.status != GuardFlag.Status.KEPT:
+        for field, value in values.items():  # a human's "keep" stands
+            setattr(flag, field, value)
+        flag.save(update_fields=list(values))
 
 
 # --- review --------------------------------------------------------------------------------------

@@ -163,9 +163,11 @@ KNOBS: tuple[Knob, ...] = (
     knob(
         "CTX_GUARD_ACTION",
         "str",
-        "archive",
-        "What the background guard does with a near-copy: archive it, or only flag it.",
+        "flag",
+        "What the background guard does with a near-copy: flag it for review, or archive it.",
         parse=choice("archive", "flag"),
+        live=True,
+        tenant=True,
     ),
     knob(
         "CTX_DIGEST_DEBOUNCE_SECONDS",

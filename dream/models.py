@@ -161,6 +161,7 @@ class DreamMode(models.Model):
 class GuardKind(models.TextChoices):
     NEAR_COPY = "near_copy"  # cosine ≥ CTX_GUARD_ARCHIVE_AT
     SIMILAR = "similar"  # between CTX_GUARD_REVIEW_AT and the archive threshold
+    RECURRENT = "recurrent"  # the same text with other dates: a series, never a copy
 
 
 class GuardStatus(models.TextChoices):

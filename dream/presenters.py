@@ -39,4 +39,6 @@ def flag(f: GuardFlag) -> dict[str, Any]:
         "auto": f.auto,
         "created_at": f.created_at.isoformat(),
         "resolved_at": f.resolved_at.isoformat() if f.resolved_at else None,
+        # who decided: a reviewer's key name, or the guard's rule (an automatic archive, a series)
+        "resolved_by": f.resolved_by or None,
     }

@@ -31,19 +31,25 @@ def seed() -> None:
     put("acme:team", "Other scope", "The original note.", cos_mix(1.0))
 
 
-def test_it_archives_near_copies_and_flags_near_duplicates_in_one_scope(cast: Cast) -> None:
+def test_it_flags_near_copies_and_near_duplicates_in_one_scope_and_archives_nothing(
+    cast: Cast,
+) -> None:
     seed()
     assert pairs() == [
-        ("Copy", "Original", "near_copy", "archived", True),
+        ("Copy", "Original", "near_copy", "open", False),
         ("Cousin", "Original", "similar", "open", False),
     ]
-    assert not DreamState.objects.filter(block__title="Copy").exists()  # never dreamed
 
 
-def test_it_only_flags_near_copies_when_told_to(cast: Cast, settings: Any) -> None:
-    settings_ctx(settings, CTX_GUARD_ACTION="flag")
+def test_it_archives_near_copies_where_the_rule_is_on_and_records_it(
+    cast: Cast, settings: Any
+) -> None:
+    settings_ctx(settings, CTX_GUARD_ACTION="archive")
     seed()
-    assert pairs()[0] == ("Copy", "Original", "near_copy", "open", False)
+    assert pairs()[0] == ("Copy", "Original", "near_copy", "archived", True)
+    assert not DreamState.objects.filter(block__title="Copy").exists()  # never dreamed
+    flag = cast.owner.get("/api/guard", status="archived")[1]["flags"][0]
+    assert flag["auto"] and flag["resolved_by"] == "rule: CTX_GUARD_ACTION=archive"
 
 
 def test_it_runs_where_real_embeddings_are_written(cast: Cast) -> None:
@@ -52,11 +58,12 @@ def test_it_runs_where_real_embeddings_are_written(cast: Cast) -> None:
     assert indexing.embed_pending(limit=10) == 2
     flag = GuardFlag.objects.select_related("block", "twin").get()
     assert str(flag.twin_id) == first["id"] and flag.block.title == "Docker again"
-    assert flag.similarity >= 0.92 and flag.block.archived == (flag.kind == "near_copy")
+    assert flag.similarity >= 0.92 and flag.status == "open" and not flag.block.archived
     assert DreamState.objects.filter(block_id=first["id"]).exists()
 
 
-def test_it_lists_open_flags_of_readable_scopes_only(cast: Cast) -> None:
+def test_it_lists_open_flags_of_readable_scopes_only(cast: Cast, settings: Any) -> None:
+    settings_ctx(settings, CTX_GUARD_ACTION="archive")
     seed()
     status, body = cast.owner.get("/api/guard")
     assert status == 200 and body["count"] == 1
@@ -74,7 +81,8 @@ def test_it_lists_open_flags_of_readable_scopes_only(cast: Cast) -> None:
     assert cast.writer.get("/api/guard")[1]["count"] == 0  # reads acme:team only
 
 
-def test_it_counts_flags_by_kind_and_status(cast: Cast) -> None:
+def test_it_counts_flags_by_kind_and_status(cast: Cast, settings: Any) -> None:
+    settings_ctx(settings, CTX_GUARD_ACTION="archive")
     seed()
     body = cast.owner.get("/api/guard/stats")[1]
     assert body["stats"] == {
@@ -84,7 +92,8 @@ def test_it_counts_flags_by_kind_and_status(cast: Cast) -> None:
     assert cast.outsider.get("/api/guard/stats")[1]["stats"] == {"open": 0, "by_kind": {}}
 
 
-def test_it_resolves_by_archiving_or_keeping(cast: Cast) -> None:
+def test_it_resolves_by_archiving_or_keeping(cast: Cast, settings: Any) -> None:
+    settings_ctx(settings, CTX_GUARD_ACTION="archive")
     seed()
     cousin = GuardFlag.objects.get(block__title="Cousin")
     copy = GuardFlag.objects.get(block__title="Copy")
