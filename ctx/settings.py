@@ -147,7 +147,7 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 8 * 1024 * 1024  # a 500-block batch of short note
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["ctx.auth.ApiKeyAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["ctx.auth.HasApiKey"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["ctx.api.parsers.BoundedJSONParser"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "EXCEPTION_HANDLER": "ctx.errors.exception_handler",
     "UNAUTHENTICATED_USER": None,
