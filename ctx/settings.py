@@ -163,7 +163,7 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = CTX["CTX_MAX_BODY_BYTES"]
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["ctx.auth.ApiKeyAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["ctx.auth.HasApiKey"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["ctx.api.parsers.BoundedJSONParser"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "EXCEPTION_HANDLER": "ctx.errors.exception_handler",
     "UNAUTHENTICATED_USER": None,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from django.utils.dateparse import parse_datetime
@@ -20,6 +20,37 @@ MAX_TAG = 100
 MAX_METADATA_BYTES = 16_384
 MAX_QUERY = 2_000
 MAX_SCOPES = 50
+MAX_DEPTH = 32  # nesting of a request's JSON (metadata included); deeper is refused
+
+
+def clean_tree(data: Any, path: str = "body", depth: int = 0) -> None:
+    """Refuse what PostgreSQL or a later encoder cannot take, naming where it is: a NUL
+    character or a lone surrogate in any string or key, and nesting deeper than MAX_DEPTH."""
+    if depth > MAX_DEPTH:
+        raise ValidationFailed(
+            f"'{path}' is nested deeper than {MAX_DEPTH} levels.", details={"field": path}
+        )
+    if isinstance(data, str):
+        _clean_text(data, path)
+    elif isinstance(data, dict):
+        for key, value in data.items():
+            name = str(key) if depth == 0 else f"{path}.{key}"
+            _clean_text(str(key), name)
+            clean_tree(value, name, depth + 1)
+    elif isinstance(data, list):
+        for i, value in enumerate(data):
+            clean_tree(value, f"{path}[{i}]", depth + 1)
+
+
+def _clean_text(text: str, name: str) -> None:
+    if "\x00" in text:
+        raise ValidationFailed(f"'{name}' contains a NUL character.", details={"field": name})
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate (\ud800): no UTF-8 form, nothing can store it
+        raise ValidationFailed(
+            f"'{name}' contains an unpaired surrogate character.", details={"field": name}
+        ) from None
 
 
 def require_object(data: Any) -> dict[str, Any]:
@@ -164,17 +195,35 @@ def metadata(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def timestamp(data: dict[str, Any], name: str) -> datetime | None:
+    """An ISO-8601 date or datetime that exists (no 2026-02-30, no +99:00) and stays within
+    the years 1-9999 in UTC, the range every reader of it can present."""
     value = data.get(name)
     if value is None or value == "":
         return None
-    parsed = parse_datetime(value) if isinstance(value, str) else None
-    if parsed is None and isinstance(value, str) and len(value) == 10:
-        parsed = parse_datetime(value + "T00:00:00")
+    parsed = _parsed(value) if isinstance(value, str) else None
     if parsed is None:
         raise ValidationFailed(
             f"'{name}' must be an ISO-8601 date or datetime.", details={"field": name}
         )
-    return make_aware(parsed) if is_naive(parsed) else parsed
+    try:
+        aware = make_aware(parsed) if is_naive(parsed) else parsed
+        aware.astimezone(UTC)
+    except (OverflowError, ValueError):
+        raise ValidationFailed(
+            f"'{name}' is outside the years 1-9999 in UTC.", details={"field": name}
+        ) from None
+    return aware
+
+
+def _parsed(value: str) -> datetime | None:
+    """Django's ISO reader, None for a well-formed value naming no real moment."""
+    try:
+        parsed = parse_datetime(value)
+        if parsed is None and len(value) == 10:
+            parsed = parse_datetime(value + "T00:00:00")
+    except ValueError:  # 2026-13-45, 25:61:61, an offset of +99:00
+        return None
+    return parsed
 
 
 def scope_names(data: dict[str, Any]) -> list[str]:

@@ -37,6 +37,7 @@ class Input(BaseModel):
     @classmethod
     def parse(cls, data: Any) -> Self:
         data = v.require_object(data)
+        v.clean_tree(data)
         try:
             return cls.model_validate(data)
         except ValidationError as exc:
