@@ -75,7 +75,9 @@ def _tags(name: str, value: Any) -> list[str]:
         if not tag.strip():
             raise _bad(f"{name}[{i}]", f"'{name}[{i}]' must not be empty.")
         if len(tag) > MAX_TAG_CHARS:
-            raise _too_large(f"{name}[{i}]", f"'{name}[{i}]' is longer than {MAX_TAG_CHARS}.")
+            raise _too_large(
+                f"{name}[{i}]", f"'{name}[{i}]' is longer than {MAX_TAG_CHARS} characters."
+            )
     return [t.strip() for t in value]
 
 

@@ -217,7 +217,8 @@ def profile_diff(principal: Principal, data: DiffInput) -> p.DiffPayload:
     start = data.from_ or max(1, to - 1)
     if start > to:
         raise ValidationFailed("'from' must not be after 'to'.", details={"field": "from"})
-    old, new = selectors.version_of(row, start), selectors.version_of(row, to)
+    new = selectors.version_of(row, to)
+    old = selectors.version_of(row, start)
     diff = difflib.unified_diff(
         old.prompt.splitlines(keepends=True),
         new.prompt.splitlines(keepends=True),
@@ -262,7 +263,7 @@ class SignalInput(Input):
                 profile=self.profile or "",
             )
         except SignalError as exc:
-            message = f"'{exc.field}' {exc.message}."
+            message = f"'{exc.field}': {exc.message}."
             raise ValidationFailed(message, details={"field": exc.field}) from None
 
 

@@ -1,19 +1,24 @@
-"""What the profile tests share: a JSON client with PATCH and DELETE, and signals that are
-processed at once (the on-commit task, run inline as without a broker)."""
+"""What the profile tests share: a JSON client with PATCH and DELETE whose writes run their
+commit callbacks (the signals' processing, inline as without a broker) before answering."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 from tests.conftest import Api, Cast
+
+Commit = Callable[[], AbstractContextManager[Any]]
 
 
 class ProfileApi:
     """The cast member's client, with the verbs the profile endpoints use."""
 
-    def __init__(self, api: Api) -> None:
+    def __init__(self, api: Api, commit: Commit = nullcontext) -> None:
         self.api = api
+        self.commit = commit  # wraps each write: its on-commit work runs before we go on
 
     def _headers(self, **extra: str) -> dict[str, str]:
         return {**({"X-Context-Key": self.api.key} if self.api.key else {}), **extra}
@@ -22,16 +27,18 @@ class ProfileApi:
         return self.api.get(path, **params)
 
     def post(self, path: str, body: Any = None) -> tuple[int, Any]:
-        return self.api.post(path, body)
+        with self.commit():
+            return self.api.post(path, body)
 
     def send(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
-        resp = self.api.client.generic(
-            method,
-            path,
-            data=json.dumps(body) if body is not None else "",
-            content_type="application/json",
-            headers=self._headers(),
-        )
+        with self.commit():
+            resp = self.api.client.generic(
+                method,
+                path,
+                data=json.dumps(body) if body is not None else "",
+                content_type="application/json",
+                headers=self._headers(),
+            )
         try:
             return resp.status_code, json.loads(resp.content)
         except ValueError:
@@ -52,11 +59,14 @@ class ProfileApi:
         return data["profile"]
 
 
-def clients(cast: Cast) -> tuple[ProfileApi, ProfileApi, ProfileApi, ProfileApi]:
+Apis = tuple[ProfileApi, ProfileApi, ProfileApi, ProfileApi]
+
+
+def clients(cast: Cast, commit: Commit = nullcontext) -> Apis:
     """owner, reader, writer, outsider."""
     return (
-        ProfileApi(cast.owner),
-        ProfileApi(cast.reader),
-        ProfileApi(cast.writer),
-        ProfileApi(cast.outsider),
+        ProfileApi(cast.owner, commit),
+        ProfileApi(cast.reader, commit),
+        ProfileApi(cast.writer, commit),
+        ProfileApi(cast.outsider, commit),
     )
