@@ -160,7 +160,8 @@ def drain(folder: Path, send: Send) -> list[Outcome]:
     """Send every inbox file; delete those the server stored (or had stored before), move the
     ones it rejected. A file is deleted only after the server's answer names it; a failed
     request leaves every file of its batch in place for the next sync."""
-    outcomes, ready = [], []
+    outcomes: list[Outcome] = []
+    ready: list[tuple[Path, str]] = []
     for path in inbox_files(folder):
         text, why = _readable(path)
         if text is None:

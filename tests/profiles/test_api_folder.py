@@ -4,6 +4,7 @@ contract's server side (the CLI only moves the bytes)."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -59,7 +60,7 @@ def _file(n: int, body: object, stamp: str = "20250312T140000Z") -> dict[str, st
 
 def test_it_answers_each_inbox_file_and_never_stops_at_a_bad_one(apis: Apis) -> None:
     owner = apis[0]
-    files = [
+    files: list[dict[str, Any]] = [
         _file(0, {"type": "dislike", "note": "no tables"}, "20250312T140002Z"),
         _file(1, "{nope"),
         {"name": "hello.json", "text": "{}"},

@@ -6,19 +6,20 @@ from __future__ import annotations
 
 import hashlib
 import json
+from typing import Any
 
 import pytest
 from django.test import Client
 
 from profiles.models import Publication
-from tests.profiles.support import Apis
+from tests.profiles.support import Apis, ProfileApi
 
 pytestmark = pytest.mark.django_db
 SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
 
 
-def _publish(api: object, slug: str) -> tuple[int, dict[str, object]]:
-    return api.post(f"/api/profiles/{slug}/publish")  # type: ignore[attr-defined,no-any-return]
+def _publish(api: ProfileApi, slug: str) -> tuple[int, Any]:
+    return api.post(f"/api/profiles/{slug}/publish")
 
 
 def test_it_publishes_the_same_logical_profile_under_the_same_hash(apis: Apis) -> None:
