@@ -23,6 +23,7 @@ from rest_framework.permissions import AllowAny
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
 from ctx import ratelimit
@@ -120,8 +121,12 @@ def endpoint(*, public: bool = False, **methods: Op) -> Callable[..., Any]:
     """A view for the given methods (`get=Op(...)`, `post=Op(...)`); `public`: no key."""
 
     def bind(method: str, op: Op) -> Callable[..., Response | HttpResponse]:
+        # `?format=text` chose the renderer (DRF's URL format override): not an input field,
+        # which the operation would refuse as unknown.
+        drop = (str(api_settings.URL_FORMAT_OVERRIDE),) if op.text is not None else ()
+
         def handler(self: APIView, request: Request, **path: Any) -> Response | HttpResponse:
-            return handle(request, method, op, path, public=public)
+            return handle(request, method, op, path, drop, public=public)
 
         return handler
 

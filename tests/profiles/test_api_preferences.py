@@ -85,3 +85,11 @@ def test_it_reads_the_prompt_in_a_few_queries(apis: Apis) -> None:
         assert owner.get(ACTIVE)[0] == 200
     # the key, its scopes, the choice with its profile, the open-signal count
     assert len(ctx.captured_queries) <= 6, [q["sql"] for q in ctx.captured_queries]
+
+
+def test_it_refuses_an_unknown_parameter_but_not_the_format(apis: Apis) -> None:
+    owner = apis[0]
+    owner.create("coding")
+    status, body = owner.get(ACTIVE, profle="coding")
+    assert (status, body["error"]["message"]) == (400, "Unknown field 'profle'.")
+    assert owner.text(ACTIVE, accept="*/*", format="text").status_code == 200
