@@ -18,7 +18,8 @@ a signal goes the production way: committed, enqueued, processed by the worker.
    pipeline does) until its prompt shows a version above the one before; the time includes
    every pull's process start.
 3. *GET /api/preferences/active*: sequential keep-alive requests after 20 warm-ups, JSON and
-   text/plain, client wall time on the same machine.
+   text/plain, client wall time on the same machine; `GET /api/whoami` the same way as the
+   baseline (the key check and the envelope without any profile work).
 """
 
 from __future__ import annotations
@@ -128,14 +129,14 @@ def to_pull(client: httpx.Client, env: dict[str, str], note: str) -> tuple[float
     raise RuntimeError(f"ctx pull did not show the signal within {TIMEOUT} s: {note!r}")
 
 
-def requests_ms(client: httpx.Client, count: int, accept: str) -> list[float]:
+def requests_ms(client: httpx.Client, count: int, accept: str, path: str = ACTIVE) -> list[float]:
     headers = {"Accept": accept}
     for _ in range(20):
-        client.get(ACTIVE, headers=headers).raise_for_status()
+        client.get(path, headers=headers).raise_for_status()
     times = []
     for _ in range(count):
         started = time.perf_counter()
-        client.get(ACTIVE, headers=headers).raise_for_status()
+        client.get(path, headers=headers).raise_for_status()
         times.append((time.perf_counter() - started) * 1000)
     return times
 
@@ -181,6 +182,10 @@ def run(server: Any, args: argparse.Namespace) -> dict[str, Any]:
         result["preferences_active_text_ms"] = stats(
             requests_ms(client, args.requests, "text/plain")
         )
+        # The same key check and envelope without the profile: what the machine costs.
+        result["baseline_whoami_ms"] = stats(
+            requests_ms(client, args.requests, "application/json", "/api/whoami")
+        )
     result["load_avg_end"] = os.getloadavg()
     return result
 
@@ -192,7 +197,8 @@ def summary_line(r: dict[str, Any]) -> str:
         f"signal → visible p50 {vis['p50']:.0f} ms p95 {vis['p95']:.0f} ms (n={vis['n']}); "
         f"signal → ctx pull p50 {pull['p50']:.0f} ms p95 {pull['p95']:.0f} ms max "
         f"{pull['max']:.0f} ms (n={pull['n']}, target ≤ 5000); GET {ACTIVE} p95 "
-        f"{js['p95']:.1f} ms JSON, {tx['p95']:.1f} ms text (n={js['n']}, target ≤ 20); "
+        f"{js['p95']:.1f} ms JSON, {tx['p95']:.1f} ms text (n={js['n']}, target ≤ 20; "
+        f"/api/whoami p95 {r['baseline_whoami_ms']['p95']:.1f} ms); "
         f"load {r['load_avg_start'][0]:.1f}→{r['load_avg_end'][0]:.1f}"
     )
 
