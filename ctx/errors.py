@@ -10,6 +10,8 @@ import logging
 from enum import StrEnum
 from typing import Any
 
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
 from django.http import JsonResponse
 from rest_framework import exceptions as drf
 from rest_framework.response import Response
@@ -138,12 +140,21 @@ def _from_drf(exc: drf.APIException) -> CtxError:
     return CtxError(detail or str(exc.default_detail), code=code)
 
 
+def _too_big() -> TooLarge:
+    """Django refuses a body over DATA_UPLOAD_MAX_MEMORY_SIZE while DRF parses it; that is the
+    client's doing (413), not an internal error."""
+    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    return TooLarge(f"The request body is larger than {limit} bytes.")
+
+
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     """DRF's hook: every failure becomes the envelope with its status."""
     if isinstance(exc, CtxError):
         err = exc
     elif isinstance(exc, drf.APIException):
         err = _from_drf(exc)
+    elif isinstance(exc, RequestDataTooBig):
+        err = _too_big()
     else:
         log.exception("unhandled error in %s", context.get("view").__class__.__name__)
         err = CtxError("Internal error.", code=ErrorCode.INTERNAL_ERROR)
