@@ -116,6 +116,7 @@ KNOB_MODULES = (
     "retrieval.knob_specs",
     "dream.knob_specs",
     "secrets.knob_specs",
+    "profiles.knob_specs",
 )
 
 

@@ -12,6 +12,8 @@ from enum import StrEnum
 from typing import Any
 
 import psycopg
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
 from django.db import InterfaceError, OperationalError
 from django.http import JsonResponse
 from rest_framework import exceptions as drf
@@ -174,6 +176,13 @@ def _from_drf(exc: drf.APIException) -> CtxError:
     return CtxError(detail or str(exc.default_detail), code=code)
 
 
+def _too_big() -> TooLarge:
+    """Django refuses a body over DATA_UPLOAD_MAX_MEMORY_SIZE while DRF parses it; that is the
+    client's doing (413), not an internal error."""
+    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    return TooLarge(f"The request body is larger than {limit} bytes.")
+
+
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     """DRF's hook: every failure becomes the envelope with its status."""
     if isinstance(exc, CtxError):
@@ -183,6 +192,8 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     elif (away := database_unavailable(exc)) is not None:
         log.warning("database unavailable: %s", str(exc).strip().splitlines()[0:1])
         err = away
+    elif isinstance(exc, RequestDataTooBig):
+        err = _too_big()
     else:
         log.exception("unhandled error in %s", context.get("view").__class__.__name__)
         err = CtxError("Internal error.", code=ErrorCode.INTERNAL_ERROR)

@@ -50,6 +50,7 @@ INSTALLED_APPS = [
     "retrieval.apps.RetrievalConfig",
     "dream.apps.DreamConfig",
     "secrets.apps.SecretsConfig",
+    "profiles.apps.ProfilesConfig",
     "frontend.apps.FrontendConfig",
     "rls.apps.RlsConfig",  # last: its migration polices the other apps' tables
 ]
@@ -60,6 +61,7 @@ MIGRATION_MODULES = {
     "retrieval": "migrations.retrieval",
     "dream": "migrations.dream",
     "secrets": "migrations.secrets",
+    "profiles": "migrations.profiles",
     "frontend": "migrations.frontend",
     "rls": "migrations.rls",
 }
@@ -137,6 +139,8 @@ CELERY_BEAT_SCHEDULE = {
     "term-stats": {"task": "retrieval.term_stats", "schedule": 300.0},
     # dream/: fans out cycle tasks, backfills dream state, rebuilds overdue digests
     "dream-feed": {"task": "dream.feed", "schedule": CTX["CTX_DREAM_FEED_SECONDS"]},
+    # profiles/: signals whose processing task was lost (a broker outage) are processed late
+    "profiles-sweep": {"task": "profiles.sweep", "schedule": CTX["CTX_PROFILES_SWEEP_SECONDS"]},
 }
 
 LANGUAGE_CODE = "en-us"

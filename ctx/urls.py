@@ -18,6 +18,7 @@ from ctx.errors import (
 urlpatterns = [
     path("health", views.health),
     path("", include("ctx.api.urls")),  # every /api route (docs/api.md)
+    path("", include("frontend.urls")),  # the web UI's pages (/p/<hash>)
     path("admin/", admin.site.urls),
     path("", include("ctx.oauth.urls")),  # OAuth metadata + endpoints at the root (docs/mcp.md)
 ]

@@ -151,6 +151,9 @@ def _hook_commands(sub: Subparsers) -> None:
     brief.add_argument("--hook", action="store_true", help="read hook JSON, print hook JSON")
     brief.add_argument("--project", help="project name (default: basename of the cwd)")
     brief.add_argument("--limit", type=bounded_int(1), default=8, help="most blocks")
+    brief.add_argument(
+        "--preferences", action="store_true", help="put the active preference prompt first"
+    )
     persist = _add(sub, "persist", "hooks:persist", "store [PERSIST:category:title] sections")
     persist.add_argument("--hook", action="store_true", help="read SubagentStop hook JSON")
     persist.add_argument("--project", help="project name (default: basename of the cwd)")
@@ -257,6 +260,67 @@ def _manage_commands(sub: Subparsers) -> None:
     delete.add_argument("client_id")
 
 
+SIGNAL_TYPES = ("like", "dislike", "tag", "note")
+TEMPLATES = ("general", "coding", "writing", "meeting-notes")
+
+
+def _profile_commands(sub: Subparsers) -> None:
+    signal = _add(sub, "signal", "profiles:signal", "record feedback on an answer (a preference)")
+    signal.add_argument("note", nargs="?", help='what you think, e.g. "be terser"')
+    signal.add_argument("--type", choices=SIGNAL_TYPES, help="default: note (tag with --tag only)")
+    signal.add_argument("--tag", action="append", help="labels, comma-separated or repeated")
+    signal.add_argument("--context", help="the answer reacted to (- reads stdin)")
+    signal.add_argument("--context-file", help="read the answer reacted to from a file")
+    signal.add_argument("--profile", help="the profile's slug (default: the active one)")
+    signal.add_argument("--source", help="the tool the answer came from (default ctx-cli)")
+    signal.add_argument("--session", help="the conversation's id")
+    pull = _add(sub, "pull", "profiles:pull", "print the active preference prompt")
+    pull.add_argument("--profile", help="this profile instead of the active one")
+    pull.add_argument("--hook", action="store_true", help="read hook JSON, print hook JSON")
+    group = _group(sub, "profiles", "preference profiles: list, show, activate, the folder")
+    _add(group, "list", "profiles:profiles_list", "profiles with versions; * marks the active")
+    for name, text in (
+        ("show", "a profile's rules, metrics and prompt"),
+        ("activate", "pull this profile from now on (this key)"),
+        ("delete", "delete a profile with its versions and signals"),
+        ("publish", "publish read-only at /p/<hash> (no signals, no history)"),
+        ("unpublish", "withdraw a profile's publications"),
+    ):
+        _add(group, name, f"profiles:profiles_{name}", text).add_argument("slug")
+    create = _add(group, "create", "profiles:profiles_create", "a new profile from a template")
+    create.add_argument("slug")
+    create.add_argument("--name", help="display name (default: the slug)")
+    create.add_argument("--template", choices=TEMPLATES, help="starter (default general)")
+    create.add_argument("--context", help="what it is for, e.g. programming")
+    create.add_argument("--hint", help="appended to what the LLM interpreter reads")
+    create.add_argument("--scope", help="scope (default: the key's home scope)")
+    history = _add(group, "history", "profiles:profiles_history", "versions and what changed")
+    history.add_argument("slug")
+    history.add_argument("--limit", type=bounded_int(1, 500), help="most versions (default 50)")
+    diff = _add(group, "diff", "profiles:profiles_diff", "the prompt's diff between versions")
+    diff.add_argument("slug")
+    diff.add_argument("--from", dest="from_version", type=bounded_int(1), help="default: to - 1")
+    diff.add_argument("--to", type=bounded_int(1), help="default: the latest version")
+    _profile_folder_commands(group)
+
+
+def _profile_folder_commands(group: Subparsers) -> None:
+    export = _add(group, "export", "profiles:profiles_export", "write the profiles folder")
+    sync = _add(group, "sync", "profiles:profiles_sync", "drain the folder's inbox, then export")
+    sync.add_argument("--wait", type=float, default=10.0, help="seconds to wait for new versions")
+    sync.add_argument("--every", type=bounded_int(1), help="repeat every N seconds (Ctrl-C stops)")
+    imp = _add(group, "import", "profiles:profiles_import", "create profiles from a folder")
+    imp.add_argument("--scope", help="scope (default: the key's home scope)")
+    for parser in (export, sync, imp):
+        parser.add_argument("--folder", required=True, help="the profiles folder")
+    feedback = _add(
+        group, "import-feedback", "profiles:profiles_import_feedback", "ChatGPT thumbs as signals"
+    )
+    feedback.add_argument("file", help="the export ZIP, its folder or message_feedback.json")
+    feedback.add_argument("--profile", help="the profile's slug (default: the active one)")
+    feedback.add_argument("--dry-run", action="store_true", help="read and count, send nothing")
+
+
 def _planned_commands(sub: Subparsers) -> None:
     for name, text in PLANNED.items():
         parser = _add(sub, name, "future:unavailable", text)
@@ -274,6 +338,7 @@ GROUPS: tuple[tuple[Callable[[Subparsers], None], tuple[str, ...]], ...] = (
     (_secrets_commands, ("secrets", "mcp-stdio")),
     (_settings_commands, ("settings",)),
     (_manage_commands, ("keys", "mcp")),
+    (_profile_commands, ("signal", "pull", "profiles")),
     (_planned_commands, tuple(PLANNED)),
 )
 

@@ -4,6 +4,12 @@ the bucket the endpoint declares, run the operation, send its payload in the env
 
 Each endpoint declares its own bucket and cost here, next to its operation, instead of a table
 of URLs in the throttle that parsed the body a second time.
+
+Two answers besides the JSON envelope, each declared on the `Op`: `text` renders the payload as
+text/plain for a client that asks for it (`Accept: text/plain` or `?format=text`), `body` is a
+fixed raw answer (bytes and their content type) instead of the envelope. Errors always answer
+with the JSON envelope. `public=True` endpoints need no key and spend no bucket (the caller is
+None); their operations must show only what anyone may see.
 """
 
 from __future__ import annotations
@@ -12,14 +18,17 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from django.http import HttpResponse
+from rest_framework.permissions import AllowAny
+from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
 from ctx import ratelimit
 from ctx.api.common import body, ok, principal
 from ctx.ops.inputs import Input
-from ctx.principal import Principal
 
 READ, WRITE = ratelimit.READ, ratelimit.WRITE
 QUERY_STRING_METHODS = frozenset({"get", "delete"})
@@ -29,13 +38,39 @@ QUERY_STRING_METHODS = frozenset({"get", "delete"})
 class Op:
     """An endpoint method: the operation, its input model, the bucket it spends from."""
 
-    operation: Callable[[Principal, Any], Mapping[str, Any]]
+    # Principal | None: a public endpoint's operation gets None (its own signature says so).
+    operation: Callable[[Any, Any], Mapping[str, Any]]
     model: type[Input]
     bucket: str = WRITE
     cost: Callable[[Any], int] = lambda data: 1
     status: Callable[[Mapping[str, Any]], int] = lambda payload: 200
     # Extra raw input the operation needs that the path or body does not carry.
     more: Callable[[Request], dict[str, Any]] = lambda request: {}
+    # The payload as text/plain, when the client asks for text (content negotiation).
+    text: Callable[[Any], str] | None = None
+    # A raw answer (bytes, content type) instead of the envelope.
+    body: Callable[[Any], tuple[bytes, str]] | None = None
+
+
+class PlainTextRenderer(BaseRenderer):
+    """text/plain for endpoints whose Op renders text; an error keeps the JSON envelope."""
+
+    media_type = "text/plain"
+    format = "text"
+    charset = "utf-8"
+
+    def render(
+        self,
+        data: Any,
+        accepted_media_type: str | None = None,
+        renderer_context: Mapping[str, Any] | None = None,
+    ) -> bytes:
+        if isinstance(data, str):
+            return data.encode("utf-8")
+        response = (renderer_context or {}).get("response")
+        if response is not None:  # the error envelope: JSON, labelled as such
+            response["Content-Type"] = "application/json"
+        return JSONRenderer().render(data)
 
 
 def created(payload: Mapping[str, Any]) -> int:
@@ -54,27 +89,53 @@ def raw_input(
 
 
 def handle(
-    request: Request, method: str, op: Op, path: dict[str, Any], drop: tuple[str, ...] = ()
-) -> Response:
+    request: Request,
+    method: str,
+    op: Op,
+    path: dict[str, Any],
+    drop: tuple[str, ...] = (),
+    *,
+    public: bool = False,
+) -> Response | HttpResponse:
     """Parse, spend, run, answer. `drop`: body keys that chose the operation (`action`)."""
-    caller = principal(request)
+    caller = None if public else principal(request)
     data = op.model.parse({**raw_input(request, method, path, drop), **op.more(request)})
-    if ratelimit.enabled():
+    if caller is not None and ratelimit.enabled():
         ratelimit.take(caller, op.bucket, op.cost(data))  # raises the 429 envelope
     payload = op.operation(caller, data)
+    return answer(request, op, payload)
+
+
+def answer(request: Request, op: Op, payload: Mapping[str, Any]) -> Response | HttpResponse:
+    """The envelope, or the Op's text or raw body."""
+    if op.body is not None:
+        content, content_type = op.body(payload)
+        return HttpResponse(content, status=op.status(payload), content_type=content_type)
+    renderer = getattr(request, "accepted_renderer", None)
+    if op.text is not None and isinstance(renderer, PlainTextRenderer):
+        return Response(op.text(payload), status=op.status(payload))
     return ok(payload, op.status(payload))
 
 
-def endpoint(**methods: Op) -> Callable[..., Any]:
-    """A view for the given methods (`get=Op(...)`, `post=Op(...)`)."""
+def endpoint(*, public: bool = False, **methods: Op) -> Callable[..., Any]:
+    """A view for the given methods (`get=Op(...)`, `post=Op(...)`); `public`: no key."""
 
-    def bind(method: str, op: Op) -> Callable[..., Response]:
-        def handler(self: APIView, request: Request, **path: Any) -> Response:
-            return handle(request, method, op, path)
+    def bind(method: str, op: Op) -> Callable[..., Response | HttpResponse]:
+        # `?format=text` chose the renderer (DRF's URL format override): not an input field,
+        # which the operation would refuse as unknown.
+        drop = (str(api_settings.URL_FORMAT_OVERRIDE),) if op.text is not None else ()
+
+        def handler(self: APIView, request: Request, **path: Any) -> Response | HttpResponse:
+            return handle(request, method, op, path, drop, public=public)
 
         return handler
 
     attrs: dict[str, Any] = {method: bind(method, op) for method, op in methods.items()}
     attrs["throttle_classes"] = []  # handle() spends the declared bucket itself
+    if any(op.text is not None for op in methods.values()):
+        attrs["renderer_classes"] = [JSONRenderer, PlainTextRenderer]
+    if public:
+        attrs["authentication_classes"] = []
+        attrs["permission_classes"] = [AllowAny]
     view = type("OperationView", (APIView,), attrs)
     return view.as_view()  # type: ignore[attr-defined]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from ctx.api import dream, secrets, settings, tenancy, views
+from ctx.api import dream, profiles, secrets, settings, tenancy, views
 
 urlpatterns = [
     path("api/store", views.store),
@@ -36,4 +36,17 @@ urlpatterns = [
     path("api/guard/resolve", dream.guard_resolve),
     path("api/digest", dream.digest),
     path("api/graph/ego", dream.ego_graph),
+    path("api/signals", profiles.signals),
+    path("api/signals/batch", profiles.signals_batch),
+    path("api/signals/inbox", profiles.signals_inbox),
+    path("api/preferences/active", profiles.preferences_active),
+    path("api/profiles", profiles.profiles),
+    path("api/profiles/export", profiles.export),  # before {slug}
+    path("api/profiles/import", profiles.folder_import),
+    path("api/profiles/<str:slug>", profiles.profile),
+    path("api/profiles/<str:slug>/activate", profiles.activate),
+    path("api/profiles/<str:slug>/versions", profiles.versions),
+    path("api/profiles/<str:slug>/diff", profiles.diff),
+    path("api/profiles/<str:slug>/publish", profiles.publish),
+    path("api/raw/<str:hash>", profiles.raw),
 ]

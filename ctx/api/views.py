@@ -5,9 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import connection
-from django.http import HttpRequest, JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from rest_framework.request import Request
-from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from ctx.api.common import body
@@ -38,7 +37,7 @@ MANAGE_ACTIONS: dict[str, Op] = {
 class ManageView(APIView):
     throttle_classes: list[Any] = []  # each action spends its own bucket (routing.handle)
 
-    def post(self, request: Request) -> Response:
+    def post(self, request: Request) -> HttpResponse:
         action = body(request).get("action")
         op = MANAGE_ACTIONS.get(action) if isinstance(action, str) else None
         if op is None:

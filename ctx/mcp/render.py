@@ -111,3 +111,33 @@ def stats(p: Payload) -> str:
     lines += [f"scope {name}: {n}" for name, n in sorted(s.get("scopes", {}).items())]
     lines += [f"type {name}: {n}" for name, n in sorted(s.get("types", {}).items())]
     return "\n".join(lines)
+
+
+def preferences(p: Payload) -> str:
+    """The prompt itself, with where it came from: it is the user's own standing instruction
+    (not stored third-party content), so it is not fenced as data."""
+    why = {"chosen": "this key's active profile", "fallback": "the most recently updated"}
+    head = f"Profile {p['profile']} (version {p['version']}, {why.get(p['source'], 'as named')})"
+    pending = f"; {p['pending']} signal(s) not applied yet" if p.get("pending") else ""
+    return f"{head}{pending}\n\n{p['prompt']}"
+
+
+def profiles(p: Payload) -> str:
+    rows = p["profiles"]
+    if not rows:
+        return "No profiles yet: `record_signal` creates a default one."
+    lines = [
+        f"{'* ' if r['active'] else '  '}{r['slug']}: {r['name']} — {r['context'] or '-'} "
+        f"(v{r['version']}, template {r['template']}, scope {r['scope']})"
+        for r in rows
+    ]
+    return "\n".join(lines) + "\n\n* = active. `get_preferences` with a slug reads one."
+
+
+def signal(p: Payload) -> str:
+    if p["action"] == "duplicate":
+        return f"Already recorded: signal {p['id']} of profile {p['profile']}."
+    return (
+        f"Recorded {p['type']} signal {p['id']} for profile {p['profile']} "
+        f"(now version {p['version']}, {p['pending']} signal(s) waiting to be applied)."
+    )

@@ -13,6 +13,7 @@ from typing import Any, NotRequired, Required, get_type_hints
 from typing_extensions import TypedDict
 
 from ctx.ops import payloads as p
+from profiles import payloads as profile_payloads
 
 
 class ErrorBody(TypedDict):
@@ -37,3 +38,6 @@ UpdateOutput = output("UpdateOutput", p.UpdatePayload)
 DeleteOutput = output("DeleteOutput", p.DeletePayload)
 CategoriesOutput = output("CategoriesOutput", p.CategoriesPayload)
 StatsOutput = output("StatsOutput", p.StatsPayload)
+PreferencesOutput = output("PreferencesOutput", profile_payloads.PreferencesPayload)
+ProfilesOutput = output("ProfilesOutput", profile_payloads.ProfilesPayload)
+SignalOutput = output("SignalOutput", profile_payloads.SignalPayload)

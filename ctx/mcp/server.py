@@ -1,4 +1,5 @@
-"""The MCP server: instructions, the tool registry (titles, descriptions, annotations)."""
+"""The MCP server: instructions, the tool registry (titles, descriptions, annotations) and the
+resources (ctx/mcp/resources.py)."""
 
 from __future__ import annotations
 
@@ -11,10 +12,11 @@ from typing import Any
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.mcpserver import MCPServer
 from mcp_types import CallToolResult, ToolAnnotations
+from mcp_types import Resource as MCPResource
 
 from ctx import __version__
 from ctx.errors import CtxError, ErrorCode, ValidationFailed
-from ctx.mcp import tools
+from ctx.mcp import resources, tools
 from ctx.mcp.descriptions import DESCRIPTIONS, INSTRUCTIONS
 from ctx.mcp.results import failure
 
@@ -26,15 +28,16 @@ class ToolSpec:
     fn: Callable[..., Any]
     read_only: bool
     destructive: bool = False
+    # A repeated call leaves the same state (store of identical content is a no-op, archiving
+    # twice archives once); record_signal without an id records a second signal.
+    idempotent: bool = True
 
     def annotations(self) -> ToolAnnotations:
         return ToolAnnotations(
             title=self.title,
             read_only_hint=self.read_only,
             destructive_hint=self.destructive,
-            # Every tool converges: a repeated call leaves the same state (store of identical
-            # content is a no-op, archiving twice archives once).
-            idempotent_hint=True,
+            idempotent_hint=self.idempotent,
             open_world_hint=False,  # confined to ctx's own store
         )
 
@@ -50,6 +53,15 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec("delete", "Archive a block", tools.delete, read_only=False, destructive=True),
     ToolSpec("categories", "List categories", tools.categories, read_only=True),
     ToolSpec("stats", "Knowledge base statistics", tools.stats, read_only=True),
+    ToolSpec("get_preferences", "The user's answer preferences", tools.get_preferences, True),
+    ToolSpec("list_profiles", "List preference profiles", tools.list_profiles, read_only=True),
+    ToolSpec(
+        "record_signal",
+        "Record feedback on an answer",
+        tools.record_signal,
+        read_only=False,
+        idempotent=False,
+    ),
 )
 
 
@@ -94,6 +106,13 @@ async def envelope_errors(
     return failure(CtxError(message, code=code))
 
 
+class CtxServer(MCPServer):
+    """resources/list also names one resource per profile the caller can read."""
+
+    async def list_resources(self) -> list[MCPResource]:
+        return [*await super().list_resources(), *await resources.profile_entries()]
+
+
 def _new_server() -> MCPServer:
     # MCPServer() calls logging.basicConfig(), which would put a Rich console handler on the
     # root logger of the whole process. basicConfig does nothing while the root logger has a
@@ -102,7 +121,7 @@ def _new_server() -> MCPServer:
     placeholder = logging.NullHandler()
     root.addHandler(placeholder)
     try:
-        return MCPServer(
+        return CtxServer(
             "ctx",
             title="ctx knowledge server",
             instructions=INSTRUCTIONS,
@@ -123,4 +142,5 @@ def create_server() -> MCPServer:
             description=DESCRIPTIONS[spec.name],
             annotations=spec.annotations(),
         )
+    resources.register(server)
     return server

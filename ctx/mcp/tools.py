@@ -22,6 +22,7 @@ from ctx.mcp.auth import current_principal
 from ctx.mcp.results import Payload, run
 from ctx.ops import blocks, search
 from ctx.ops.inputs import BlockId, Input
+from profiles import operations as profile_ops
 
 Operation = Callable[[Any, Any], Any]
 Shape = Callable[[dict[str, Any]], dict[str, Any]]
@@ -142,3 +143,17 @@ categories = tool(
     only=("scopes",),
 )
 stats = tool(blocks.stats, blocks.ScopesInput, render.stats, schemas.StatsOutput, only=("scopes",))
+get_preferences = tool(
+    profile_ops.preferences, profile_ops.ActiveInput, render.preferences, schemas.PreferencesOutput
+)
+list_profiles = tool(
+    profile_ops.profiles_list, profile_ops.NoInput, render.profiles, schemas.ProfilesOutput
+)
+record_signal = tool(
+    profile_ops.signal_record,
+    profile_ops.SignalInput,
+    render.signal,
+    schemas.SignalOutput,
+    bucket=ratelimit.WRITE,
+    without=("created_at",),
+)

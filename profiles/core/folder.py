@@ -19,7 +19,7 @@ import json
 import os
 import re
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -81,30 +81,39 @@ class Rejected:
 def export(profile_set: ProfileSet, folder: Path) -> list[Path]:
     """Write the folder's files for `profile_set`; returns the paths written. Profile files
     of profiles no longer in the set are removed (a tool must not read a deleted profile)."""
+    files = render_files(profile_set)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / INBOX).mkdir(exist_ok=True)
+    written = [write_atomic(folder / name, text) for name, text in files.items()]
+    _remove_stale(folder, {p.slug for p in profile_set.profiles})
+    return written
+
+
+def render_files(profile_set: ProfileSet) -> dict[str, str]:
+    """Every file of the folder for `profile_set` (name → UTF-8 text), in the order `export`
+    writes them: what a client that cannot import this module writes on its side."""
     slugs = [p.slug for p in profile_set.profiles]
     if len(set(slugs)) != len(slugs):
         raise FolderError("two profiles share a slug")
     if profile_set.profiles and profile_set.active not in slugs:
         raise FolderError(f"{ACTIVE}: {profile_set.active!r} is not one of the profiles")
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / INBOX).mkdir(exist_ok=True)
-    written = [write_atomic(folder / ACTIVE, profile_set.active + "\n")]
+    files = {ACTIVE: profile_set.active + "\n"}
     for profile in profile_set.profiles:
-        written += _write_profile(folder, profile)
-    lines = [_json_line(s.to_dict()) for s in profile_set.signals]
-    written.append(write_atomic(folder / SIGNALS, "".join(lines)))
-    _remove_stale(folder, set(slugs))
-    return written
+        files.update(profile_files(profile))
+    files[SIGNALS] = "".join(_json_line(s.to_dict()) for s in profile_set.signals)
+    return files
 
 
-def _write_profile(folder: Path, profile: Profile) -> list[Path]:
+def profile_files(profile: Profile) -> dict[str, str]:
+    """`<slug>.json` (no history), `<slug>.md` and `<slug>.history.jsonl`."""
     state = json.dumps(profile_to_dict(profile), ensure_ascii=False, indent=2) + "\n"
-    history = "".join(_json_line(change_to_dict(c)) for c in profile.history)
-    return [
-        write_atomic(folder / f"{profile.slug}.json", state),
-        write_atomic(folder / f"{profile.slug}.md", render_prompt(profile)),
-        write_atomic(folder / f"{profile.slug}.history.jsonl", history),
-    ]
+    return {
+        f"{profile.slug}.json": state,
+        f"{profile.slug}.md": render_prompt(profile),
+        f"{profile.slug}.history.jsonl": "".join(
+            _json_line(change_to_dict(c)) for c in profile.history
+        ),
+    }
 
 
 def _json_line(data: Any) -> str:
@@ -150,43 +159,67 @@ def import_folder(folder: Path) -> ProfileSet:
     """The profiles (with their histories), the active slug and the signals of a folder."""
     if not folder.is_dir():
         raise FolderError(f"{folder} is not a directory")
+    names = [p.name for p in folder.glob("*.json")] + [
+        n for n in (ACTIVE, SIGNALS) if (folder / n).is_file()
+    ]
+    names += [p.name for p in folder.glob("*.history.jsonl")]
+    files = {}
+    for name in names:
+        try:
+            files[name] = (folder / name).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            if name.endswith(".json"):
+                continue  # not ours (and unreadable): a foreign file is never an error
+            raise FolderError(f"{name}: cannot be read ({exc})") from exc
+    return import_files(files)
+
+
+def import_files(files: Mapping[str, str]) -> ProfileSet:
+    """`import_folder` on the folder's files given as name → text (a server receiving a
+    folder from a client): `*.json` in the profile format, their `.history.jsonl`,
+    `active.txt` and `signals.jsonl`; any other JSON file is not ours and is ignored."""
     profiles = tuple(
-        _read_profile(folder, path)
-        for path in sorted(folder.glob("*.json"))
-        if _is_profile_file(path)
+        _read_profile(name, files) for name in sorted(files) if _is_profile_json(name, files[name])
     )
-    active_file = folder / ACTIVE
-    active = active_file.read_text(encoding="utf-8").strip() if active_file.exists() else ""
+    active = files.get(ACTIVE, "").strip()
     if not active and profiles:
         active = profiles[0].slug
-    return ProfileSet(active, profiles, _read_signals(folder / SIGNALS))
+    return ProfileSet(active, profiles, _read_signals(files.get(SIGNALS, "")))
 
 
-def _read_profile(folder: Path, path: Path) -> Profile:
+def _is_profile_json(name: str, text: str) -> bool:
+    if "/" in name or not name.endswith(".json"):
+        return False
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        history_path = folder / f"{path.stem}.history.jsonl"
-        history = tuple(change_from_dict(d) for d in _jsonl(history_path))
+        data = json.loads(text)
+    except ValueError:
+        return False
+    return isinstance(data, dict) and data.get("format") == PROFILE_FORMAT
+
+
+def _read_profile(name: str, files: Mapping[str, str]) -> Profile:
+    stem = name.removesuffix(".json")
+    try:
+        data = json.loads(files[name])
+        history_text = files.get(f"{stem}.history.jsonl", "")
+        history = tuple(change_from_dict(d) for d in _jsonl(history_text))
         profile = profile_from_dict(data, history)
     except (KeyError, TypeError, ValueError) as exc:  # ProfileError and SignalError included
-        raise FolderError(f"{path.name}: {exc}") from exc
-    if profile.slug != path.stem:
-        raise FolderError(f"{path.name}: holds the profile {profile.slug!r}")
+        raise FolderError(f"{name}: {exc}") from exc
+    if profile.slug != stem:
+        raise FolderError(f"{name}: holds the profile {profile.slug!r}")
     return profile
 
 
-def _jsonl(path: Path) -> list[Any]:
-    if not path.exists():
-        return []
-    lines = path.read_text(encoding="utf-8").splitlines()
-    return [json.loads(line) for line in lines if line.strip()]
+def _jsonl(text: str) -> list[Any]:
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
-def _read_signals(path: Path) -> tuple[Signal, ...]:
+def _read_signals(text: str) -> tuple[Signal, ...]:
     try:
-        return tuple(signal_from_dict(item) for item in _jsonl(path))
+        return tuple(signal_from_dict(item) for item in _jsonl(text))
     except (ValueError, SignalError) as exc:
-        raise FolderError(f"{path.name}: {exc}") from exc
+        raise FolderError(f"{SIGNALS}: {exc}") from exc
 
 
 # --- the inbox ------------------------------------------------------------------------------
@@ -213,9 +246,7 @@ def read_inbox(folder: Path) -> tuple[list[InboxItem], list[Rejected]]:
 
 
 def _inbox_order(path: Path) -> tuple[datetime, str]:
-    """Oldest first by the time in the name (both stamp forms compare), then by name."""
-    name = INBOX_NAME.match(path.name)
-    return (stamp_time(name["stamp"]) if name else datetime.max.replace(tzinfo=UTC)), path.name
+    return inbox_order(path.name)
 
 
 def _reject_safely(path: Path, reason: str) -> Rejected:
@@ -228,20 +259,40 @@ def _reject_safely(path: Path, reason: str) -> Rejected:
 
 
 def _read_inbox_file(path: Path) -> Signal:
-    name = INBOX_NAME.match(path.name)
-    if name is None:
-        raise FolderError("the name is not <timestamp>-<uuid>.json")
     if path.stat().st_size > MAX_INBOX_BYTES:
+        check_inbox_name(path.name)
+        raise FolderError(f"larger than {MAX_INBOX_BYTES} bytes")
+    return parse_inbox_file(path.name, path.read_bytes())
+
+
+def check_inbox_name(name: str) -> re.Match[str]:
+    found = INBOX_NAME.match(name)
+    if found is None:
+        raise FolderError("the name is not <timestamp>-<uuid>.json")
+    return found
+
+
+def parse_inbox_file(name: str, data: bytes) -> Signal:
+    """The signal an inbox file holds, given its name and bytes (a server receiving the file
+    from a client runs exactly this); FolderError or SignalError with the reason."""
+    found = check_inbox_name(name)
+    if len(data) > MAX_INBOX_BYTES:
         raise FolderError(f"larger than {MAX_INBOX_BYTES} bytes")
     try:
-        text = path.read_bytes().decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise FolderError("not UTF-8") from exc
     try:
-        data = json.loads(text)
+        parsed = json.loads(text)
     except ValueError as exc:
         raise FolderError(f"not JSON ({exc})") from exc
-    return signal_from_dict(data, default_id=name["uuid"], now=stamp_time(name["stamp"]))
+    return signal_from_dict(parsed, default_id=found["uuid"], now=stamp_time(found["stamp"]))
+
+
+def inbox_order(name: str) -> tuple[datetime, str]:
+    """Oldest first by the time in the name (both stamp forms compare), then by name."""
+    found = INBOX_NAME.match(name)
+    return (stamp_time(found["stamp"]) if found else datetime.max.replace(tzinfo=UTC)), name
 
 
 def stamp_time(stamp: str) -> datetime:
@@ -286,13 +337,20 @@ def acknowledge(items: Iterable[InboxItem | Path]) -> list[Path]:
 
 
 __all__ = [
+    "MAX_INBOX_BYTES",
     "FolderError",
     "InboxItem",
     "ProfileError",
     "ProfileSet",
     "Rejected",
     "acknowledge",
+    "check_inbox_name",
     "export",
+    "import_files",
     "import_folder",
+    "inbox_order",
+    "parse_inbox_file",
+    "profile_files",
     "read_inbox",
+    "render_files",
 ]

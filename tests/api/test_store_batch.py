@@ -104,3 +104,14 @@ def test_it_writes_nothing_of_a_batch_with_a_bad_item(cast: Cast) -> None:
     assert status == 400 and body["error"]["message"].startswith("blocks[2]:")
     assert body["error"]["details"]["index"] == 2
     assert snapshot() == before and TemporalAnchor.objects.count() == anchors
+
+
+def test_it_answers_413_for_a_body_over_the_upload_limit(cast: Cast) -> None:
+    before = snapshot()
+    block = {"category": "ops", "title": "Big", "content": "x" * 50_000}
+    status, body = cast.owner.post("/api/store/batch", {"blocks": [block] * 170})  # ~8.5 MB
+    assert (status, body["error"]) == (
+        413,
+        {"code": "payload_too_large", "message": "The request body is larger than 8388608 bytes."},
+    )
+    assert snapshot() == before

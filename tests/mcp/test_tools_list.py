@@ -10,7 +10,9 @@ from tests.mcp.live import LiveServer, tools
 pytestmark = pytest.mark.django_db(transaction=True)
 
 READ_ONLY = {"query", "search", "get", "recent", "categories", "stats"}
+READ_ONLY |= {"get_preferences", "list_profiles"}
 DESTRUCTIVE = {"store", "update", "delete"}
+ADDITIVE = {"record_signal"}  # writes, destroys nothing; a repeat without an id records again
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])  # initialize, and 2026-07-28 discovery
@@ -18,17 +20,18 @@ def test_it_lists_every_tool_with_title_and_annotations(
     live: LiveServer, cast: Cast, mode: str
 ) -> None:
     instructions, listed = tools(live, cast.reader.key or "", mode)
-    assert {t.name for t in listed} == READ_ONLY | DESTRUCTIVE
+    assert {t.name for t in listed} == READ_ONLY | DESTRUCTIVE | ADDITIVE
     for tool in listed:
         notes = tool.annotations
         assert tool.title and notes is not None and notes.title == tool.title
         assert notes.read_only_hint is (tool.name in READ_ONLY)
         assert notes.destructive_hint is (tool.name in DESTRUCTIVE)
-        assert notes.idempotent_hint is True and notes.open_world_hint is False
+        assert notes.idempotent_hint is (tool.name not in ADDITIVE)
+        assert notes.open_world_hint is False
         assert tool.output_schema is not None
         assert tool.output_schema["required"] == ["success"]
     if instructions is not None:  # the modern wire carries no instructions in tools/list
-        for name in READ_ONLY | DESTRUCTIVE:
+        for name in READ_ONLY | DESTRUCTIVE | ADDITIVE:
             assert f"`{name}`" in instructions
 
 

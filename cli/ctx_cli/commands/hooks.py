@@ -45,6 +45,11 @@ def _brief(args: argparse.Namespace, app: App) -> int:
     client = app.client(timeout=HOOK_TIMEOUT if args.hook else None)
     results, tagged = core.brief_results(client, project, args.limit)
     markdown = core.brief_markdown(project, results, tagged)
+    if args.preferences:
+        from ctx_cli.commands.profiles import preferences_for_hook  # lazy: one more command
+
+        prompt = preferences_for_hook(client)
+        markdown = f"{prompt}\n{markdown}" if prompt else markdown
     if args.hook:
         event = str(hook.get("hook_event_name") or "SessionStart")
         sys.stdout.write(json.dumps(core.hook_output(event, markdown)) + "\n")
