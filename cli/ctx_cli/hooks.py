@@ -190,7 +190,7 @@ def store_markers(
         results = client.post("/api/store/batch", body).get("results", [])
         stored += [
             {"category": p.category, "title": p.title, "id": r.get("id"), "action": r.get("action")}
-            for p, r in zip(chunk, results, strict=False)
+            for p, r in zip(chunk, results)
         ]
     return stored
 

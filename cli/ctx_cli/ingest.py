@@ -452,7 +452,7 @@ def run_upload(
     saved = time.monotonic()
     try:
         for chunk, actions in upload(client, scope, pending, batch):
-            for item, action in zip(chunk, actions, strict=False):
+            for item, action in zip(chunk, actions):
                 summary.count(action)
                 known[item.key] = item.digest
             state["targets"][target] = known

@@ -61,6 +61,7 @@ class Cli:
     url: str | None
     key: str | None
     extra_env: dict[str, str] = field(default_factory=dict)
+    program: list[str] | None = None  # another `ctx` (an installed one); default: this checkout's
 
     @property
     def config_dir(self) -> Path:
@@ -82,7 +83,7 @@ class Cli:
         return {k: v for k, v in env.items() if v is not None}
 
     def command(self, args: tuple[str, ...]) -> list[str]:
-        return [sys.executable, "-m", "ctx_cli.main", *args]
+        return [*(self.program or [sys.executable, "-m", "ctx_cli.main"]), *args]
 
     def __call__(
         self, *args: str, stdin: str | None = None, cwd: Path | None = None, **env: str | None
