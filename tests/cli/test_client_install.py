@@ -25,6 +25,8 @@ from tests.support.live import LiveServer
 
 ROOT = Path(__file__).resolve().parents[2]
 CLIENT = ROOT / "cli"
+PACKAGE = CLIENT / "ctx_cli"
+PIP = [sys.executable, "-m", "pip"]
 SERVER_ONLY = ("django", "torch", "ctx", "secrets", "retrieval", "dream", "psycopg")
 
 
@@ -32,9 +34,7 @@ def local_package_sources() -> list[str]:
     """pip options that resolve from this machine's own package index, if pip is configured
     with one (file:// index URLs, local find-links): the test then never reaches the network.
     Without one, pip's own defaults apply."""
-    out = subprocess.run(
-        [sys.executable, "-m", "pip", "config", "list"], capture_output=True, text=True
-    ).stdout
+    out = subprocess.run([*PIP, "config", "list"], capture_output=True, text=True).stdout
     indexes: list[str] = []
     for line in out.splitlines():
         name, _, value = line.partition("=")
@@ -65,10 +65,9 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     into it with `--python`, as a user's pip would."""
     root = tmp_path_factory.mktemp("client-venv")
     venv.create(root, with_pip=False)
+    python = str(root / "bin" / "python")
     result = subprocess.run(
-        [sys.executable, "-m", "pip", "--python", str(root / "bin" / "python"), "install", "-q"]
-        + local_package_sources()
-        + [str(CLIENT)],
+        [*PIP, "--python", python, "install", "-q", *local_package_sources(), str(CLIENT)],
         capture_output=True,
         text=True,
         timeout=600,
@@ -102,7 +101,7 @@ def test_it_talks_to_a_server_from_the_fresh_venv(
 
 
 def _sources() -> list[Path]:
-    return sorted((CLIENT / "ctx_cli").rglob("*.py"))
+    return sorted(PACKAGE.rglob("*.py"))
 
 
 def test_it_needs_python_3_9_at_most_says_vermin() -> None:
@@ -110,8 +109,7 @@ def test_it_needs_python_3_9_at_most_says_vermin() -> None:
     if not script.exists():
         pytest.skip("vermin is not installed; the AST check below still runs")
     out = subprocess.run(
-        [str(script), "--no-tips", "--eval-annotations", "-t=3.9-", "--violations"]
-        + [str(CLIENT / "ctx_cli")],
+        [str(script), "--no-tips", "--eval-annotations", "-t=3.9-", "--violations", str(PACKAGE)],
         capture_output=True,
         text=True,
     )
