@@ -99,16 +99,16 @@ class Cli:
         )
         return Run(proc.returncode, proc.stdout, proc.stderr)
 
-    def tty(self, *args: str, **env: str | None) -> Run:
+    def tty(self, *args: str, columns: int = 200, **env: str | None) -> Run:
         """Run with stdout on a pseudo-terminal (what a person sees); ANSI codes removed."""
         master, slave = pty.openpty()
-        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 200, 0, 0))
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, columns, 0, 0))
         proc = subprocess.Popen(
             self.command(args),
             stdin=subprocess.DEVNULL,
             stdout=slave,
             stderr=subprocess.PIPE,
-            env=self.env(TERM="xterm-256color", COLUMNS="200", **env),
+            env=self.env(TERM="xterm-256color", COLUMNS=str(columns), **env),
             cwd=self.home,
         )
         os.close(slave)
