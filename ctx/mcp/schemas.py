@@ -21,11 +21,6 @@ class ErrorBody(TypedDict):
     details: NotRequired[dict[str, Any]]
 
 
-class Envelope(TypedDict):
-    success: bool
-    error: NotRequired[ErrorBody]
-
-
 def output(name: str, payload: type) -> type:
     """The tool's output schema: the envelope and the operation's payload (ctx/ops), every
     payload key optional (a failed call carries only `success` and `error`)."""

@@ -26,7 +26,7 @@ from ctx.errors import CtxError, ValidationFailed
 from ctx.models import BlockType, Sensitivity
 
 # One policy for every input: a field the operation does not know is an error naming it.
-UNKNOWN_FIELDS: Literal["forbid", "ignore"] = "ignore"
+UNKNOWN_FIELDS: Literal["forbid", "ignore"] = "forbid"
 
 
 class Input(BaseModel):
