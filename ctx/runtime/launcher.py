@@ -58,6 +58,29 @@ def free_port(host: str, preferred: int) -> int:
     raise RuntimeError("no free port")
 
 
+def choose_port(host: str, wanted: int, *, explicit: bool) -> int:
+    """`wanted` if it is free. When it is taken, a CTX_PORT that was set is refused (what was
+    configured for it, the CLI, MCP clients, ingest state, would reach another program or
+    nothing) and the default moves to a free port, loudly. 0 means any free port."""
+    port = free_port(host, wanted)
+    if wanted == 0 or port == wanted:
+        return port
+    if explicit:
+        print(
+            f"ctx: port {wanted} on {host} is in use (CTX_PORT={wanted}); stop what holds it or "
+            "set CTX_PORT to another port.",
+            file=sys.stderr,
+        )
+        raise SystemExit(2)
+    print(
+        f"\nctx: WARNING: port {wanted} on {host} is in use, so ctx runs on port {port} "
+        f"instead.\nctx: a CLI config, MCP URL or ingest state made for :{wanted} will not reach "
+        "it; set CTX_PORT to choose the port (a busy one then stops the start).\n",
+        file=sys.stderr,
+    )
+    return port
+
+
 def _manage(*args: str, capture: bool = False) -> str:
     result = subprocess.run(  # noqa: S603 - our own interpreter and manage.py
         [sys.executable, str(ROOT / "manage.py"), *args],
@@ -211,6 +234,9 @@ def _stop(procs: list[subprocess.Popen[bytes]]) -> None:
 
 def run() -> int:
     values = _load_or_exit()
+    # Before anything starts: a refused port costs nothing to stop for.
+    explicit = bool(os.environ.get("CTX_PORT", "").strip())
+    port = choose_port(str(values["CTX_HOST"]), int(str(values["CTX_PORT"])), explicit=explicit)
     data_dir = (ROOT / str(values["CTX_DATA_DIR"])).resolve()
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ctx.settings")
     handles = embedded.start(data_dir)
@@ -228,7 +254,7 @@ def run() -> int:
         _manage("migrate", "--noinput", "-v", "0")
         first_key = _manage("bootstrap", capture=True).strip()
         _finish(procs.pop())
-        port = free_port(str(values["CTX_HOST"]), int(str(values["CTX_PORT"])))
+        port = choose_port(str(values["CTX_HOST"]), port, explicit=explicit)  # taken meanwhile?
         url = f"http://{values['CTX_HOST']}:{port}"
         procs = _spawn(values, data_dir, port, runtime_url=_runtime_url(handles))
         _wait_healthy(url, procs)
