@@ -81,6 +81,28 @@ def choose_port(host: str, wanted: int, *, explicit: bool) -> int:
     return port
 
 
+SECRETS_KEY_NAMES = ("CTX_SECRETS_KEY", "CTX_SECRETS_KEY_FILE")
+
+
+def use_secrets_key_file(data_dir: Path) -> None:
+    """With the embedded services and no master key configured, sealed secrets use a key in the
+    data directory, made once (64 hex characters, mode 0600) as the Django secret key is, and
+    announced once. Compose and external databases set their own key (docs/secrets.md)."""
+    if os.environ.get("DATABASE_URL") or any(os.environ.get(n) for n in SECRETS_KEY_NAMES):
+        return
+    path = data_dir / "secrets_key"
+    if not path.exists():
+        data_dir.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as fh:
+            fh.write(os.urandom(32).hex())  # not `secrets`: the project's package shadows it
+        print(
+            f"ctx: made the master key for sealed secrets: {path} (mode 0600). Back it up with "
+            "the data; without it no secret opens. CTX_SECRETS_KEY(_FILE) sets your own."
+        )
+    os.environ["CTX_SECRETS_KEY_FILE"] = str(path)  # the web server and workers inherit it
+
+
 def _manage(*args: str, capture: bool = False) -> str:
     result = subprocess.run(  # noqa: S603 - our own interpreter and manage.py
         [sys.executable, str(ROOT / "manage.py"), *args],
@@ -239,6 +261,7 @@ def run() -> int:
     port = choose_port(str(values["CTX_HOST"]), int(str(values["CTX_PORT"])), explicit=explicit)
     data_dir = (ROOT / str(values["CTX_DATA_DIR"])).resolve()
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ctx.settings")
+    use_secrets_key_file(data_dir)
     handles = embedded.start(data_dir)
     procs: list[subprocess.Popen[bytes]] = []
     stopping = False
@@ -261,6 +284,12 @@ def run() -> int:
         _banner(url, first_key, data_dir)
         while not stopping and all(p.poll() is None for p in procs):
             time.sleep(0.5)
+    except subprocess.CalledProcessError as exc:
+        # manage.py said why on stderr (e.g. ctx.E020: secrets exist, no master key): that
+        # sentence is the message; a traceback of the launcher would only bury it.
+        step = Path(str(exc.cmd[1])).name + " " + str(exc.cmd[2]) if len(exc.cmd) > 2 else exc.cmd
+        print(f"ctx: `{step}` failed (its message is above); nothing was started.", file=sys.stderr)
+        return 1
     finally:
         print("ctx: stopping…", file=sys.stderr)
         _stop(procs)
