@@ -144,8 +144,20 @@ def no_broker(settings: Any) -> None:
     settings.CELERY_BROKER_URL = ""
 
 
+@pytest.fixture(scope="session")
+def warm_embedder() -> None:
+    """Load the passage embedder once, in this process, where the live server runs: a store
+    embeds its text for near-duplicate hints, and the model's first load took 29.6 s at load
+    12 on the 2 shared cores, past the CLI's 30 s timeout (issue 19.8: load it at start)."""
+    from retrieval.embeddings import embed_texts  # torch: only sessions that run the CLI pay
+
+    embed_texts(["warm up"], kind="passage", level="public")
+
+
 @pytest.fixture
-def cli(tmp_path: Path, live_server: Any, live_cast: Cast, no_broker: None) -> Cli:
+def cli(
+    tmp_path: Path, live_server: Any, live_cast: Cast, no_broker: None, warm_embedder: None
+) -> Cli:
     """The CLI as the acme owner against the live server."""
     return Cli(home=tmp_path, url=live_server.url, key=live_cast.owner.key)
 
