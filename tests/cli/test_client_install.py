@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import shlex
+import shutil
 import subprocess
 import sys
 import venv
@@ -66,8 +67,12 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     root = tmp_path_factory.mktemp("client-venv")
     venv.create(root, with_pip=False)
     python = str(root / "bin" / "python")
+    # From a copy: setuptools leaves build/ in the folder it builds, and a cli/build/ in the
+    # checkout is a second ctx_cli to mypy ("Duplicate module named 'ctx_cli'").
+    source = tmp_path_factory.mktemp("client-source") / "cli"
+    shutil.copytree(CLIENT, source, ignore=shutil.ignore_patterns("build", "*.egg-info"))
     result = subprocess.run(
-        [*PIP, "--python", python, "install", "-q", *local_package_sources(), str(CLIENT)],
+        [*PIP, "--python", python, "install", "-q", *local_package_sources(), str(source)],
         capture_output=True,
         text=True,
         timeout=600,
