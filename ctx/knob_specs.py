@@ -45,7 +45,7 @@ KNOBS: tuple[Knob, ...] = (
         "CTX_PORT",
         "int",
         8000,
-        "Port `make run` binds; a busy port falls back to a free one.",
+        "Port `make run` binds; busy: refused when set, else a free one with a warning.",
         bounds=(0, 65535),
     ),
     knob("CTX_WORKERS", "int", 2, "Celery worker processes started by `make run`.", bounds=(0, 64)),

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import re
 import uuid
-from datetime import timedelta
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 from django.db.models import Count, Exists, Model, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from ctx import keys
-from ctx.errors import FORBIDDEN_SCOPE_MESSAGE, CtxError, Forbidden, NotFound
+from ctx.errors import FORBIDDEN_SCOPE_MESSAGE, CtxError, Forbidden, NotFound, ValidationFailed
 from ctx.models import ApiKey, Block, BlockType, Scope, Tenant
 from ctx.principal import Principal
 from ctx.trust import allowed_levels
@@ -18,6 +20,17 @@ from ctx.trust import allowed_levels
 M = TypeVar("M", bound=Model)
 
 LAST_USED_RESOLUTION = timedelta(minutes=1)  # bounds write load from busy keys
+
+
+@dataclass(frozen=True)
+class BlockFilters:
+    """What a listing of blocks keeps: one category, all of `tags`, any of `types`, changed
+    at or after `since`."""
+
+    category: str | None = None
+    tags: list[str] = field(default_factory=list)
+    types: list[str] = field(default_factory=list)
+    since: datetime | None = None
 
 
 def principal_for_key(raw: str) -> Principal | None:
@@ -82,10 +95,36 @@ def _parse_uuid(value: str) -> uuid.UUID | None:
         return None
 
 
+ID_PREFIX = re.compile(r"[0-9a-f]{4,31}")  # hex digits of an id's start; dashes dropped
+
+
+def _pk_by_prefix(principal: Principal, text: str) -> uuid.UUID | None:
+    """The one readable live block whose id starts with `text` (`ctx get 0fb53340`), None when
+    none does. The ids of one prefix form a range of the primary key's index; blocks outside the
+    caller's scopes are never counted, so the answer says nothing about them."""
+    digits = text.strip().lower().replace("-", "")
+    if not ID_PREFIX.fullmatch(digits):
+        return None
+    low, high = uuid.UUID(digits.ljust(32, "0")), uuid.UUID(digits.ljust(32, "f"))
+    found = list(
+        Block.objects.live()
+        .in_scopes(principal.read_scope_ids)
+        .filter(pk__gte=low, pk__lte=high)
+        .values_list("pk", flat=True)[:2]
+    )
+    if len(found) > 1:
+        raise ValidationFailed(
+            f"More than one block's id starts with '{text.strip()}'; give more of the id.",
+            details={"field": "id"},
+        )
+    return found[0] if found else None
+
+
 def get_block_for(principal: Principal, block_id: str, *, write: bool = False) -> Block:
     """The live block if the principal can read it; NotFound otherwise (same for missing).
-    With `write` the row is locked and a block the principal may only read is Forbidden."""
-    pk = _parse_uuid(block_id)
+    With `write` the row is locked and a block the principal may only read is Forbidden.
+    `block_id` may be the start of an id when it names one readable block."""
+    pk = _parse_uuid(block_id) or _pk_by_prefix(principal, block_id)
     if pk is None:
         raise NotFound()
     qs = (
@@ -174,6 +213,32 @@ def recent_blocks(principal: Principal, scope_ids: list[int], limit: int) -> lis
         .select_related("scope")
         .order_by("-updated_at", "-id")[:limit]  # block_scope_updated serves this per scope
     )
+
+
+def block_page(
+    principal: Principal,
+    scope_ids: list[int],
+    filters: BlockFilters,
+    *,
+    after: tuple[datetime, uuid.UUID] | None,
+    limit: int,
+) -> list[Block]:
+    """Live blocks newest first, (updated_at, id) descending, after the `after` position: up to
+    `limit` of them. The id breaks ties, so every block has one place in the order and a page
+    never repeats or skips one that did not change meanwhile. Digests are left out unless asked
+    for by type, as `recent_blocks` leaves them out."""
+    qs = Block.objects.live().readable_by(principal, scope_ids).select_related("scope")
+    if filters.category:
+        qs = qs.filter(category=filters.category)
+    if filters.tags:
+        qs = qs.filter(tags__contains=filters.tags)
+    qs = qs.filter(type__in=filters.types) if filters.types else qs.exclude(type=BlockType.DIGEST)
+    if filters.since is not None:
+        qs = qs.filter(updated_at__gte=filters.since)
+    if after is not None:
+        when, pk = after
+        qs = qs.filter(Q(updated_at__lt=when) | Q(updated_at=when, id__lt=pk))
+    return list(qs.order_by("-updated_at", "-id")[:limit])
 
 
 def int_pk(value: Any) -> int | None:

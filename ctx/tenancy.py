@@ -63,6 +63,15 @@ def tenant_create_with_owner(
 ) -> NewTenant:
     """A tenant, its scopes and a first owner key (home `<name>:main`, writes every scope)."""
     require_server_admin(principal)
+    new = new_tenant(name=name, display_name=display_name, scopes=scopes)
+    log.info("tenant %s created by key %s", name, principal.key.prefix)
+    return new
+
+
+@transaction.atomic
+def new_tenant(*, name: str, display_name: str = "", scopes: Iterable[str] = ()) -> NewTenant:
+    """A tenant, its scopes and its first owner key, for whoever may make one (the API's server
+    admins, `manage.py tenant_create` on the server itself)."""
     if not TENANT_NAME_RE.match(name):
         raise ValidationFailed(
             "A tenant name is 1-64 characters of a-z, 0-9 and '-'.", details={"field": "name"}
@@ -72,7 +81,6 @@ def tenant_create_with_owner(
     key, raw = services.key_create(
         tenant=tenant, name="owner", home=f"{name}:main", write=every, role=ApiKey.Role.OWNER
     )
-    log.info("tenant %s created by key %s", name, principal.key.prefix)
     return NewTenant(tenant, key, raw)
 
 

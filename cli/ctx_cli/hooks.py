@@ -12,6 +12,7 @@ import re
 import sys
 from pathlib import Path
 from typing import Any, NamedTuple
+from urllib.parse import quote, urlencode
 
 from ctx_cli import SERVER_MAX_BATCH, CliError
 from ctx_cli.http import Client
@@ -53,31 +54,43 @@ def project_tag(project: str) -> str:
 
 
 def brief_results(client: Client, project: str, limit: int) -> tuple[list[dict[str, Any]], bool]:
-    """The project's most relevant blocks, and whether they came from the project tag."""
-    body: dict[str, Any] = {"query": project, "limit": limit, "tags": [project_tag(project)]}
-    results = client.post("/api/search", body).get("results", [])
-    if results:
-        return results, True
-    del body["tags"]
-    return client.post("/api/search", body).get("results", []), False
+    """The blocks tagged with the project, newest change first, and True; without any, the
+    blocks closest in meaning to the project's name, and False. Not a keyword search for the
+    name: what `ctx persist` stores is tagged with the project but rarely repeats its name."""
+    params = urlencode({"tags": project_tag(project), "limit": limit}, quote_via=quote)
+    tagged = client.get(f"/api/blocks?{params}").get("results", [])
+    if tagged:
+        return tagged, True
+    body = {"query": project, "limit": limit, "synthesize": False}
+    return client.post("/api/query", body).get("sources", []), False
+
+
+def _when(block: dict[str, Any]) -> str:
+    """`updated 2025-06-01` for a listed block, `3 d ago` for a query's source."""
+    if block.get("updated_at"):
+        return f"updated {str(block['updated_at'])[:10]}"
+    days = block.get("age_days")
+    return "" if days is None else ("today" if days < 1 else f"{int(days)} d ago")
 
 
 def brief_markdown(project: str, results: list[dict[str, Any]], tagged: bool) -> str:
     if not results:
         return f"## ctx briefing: {project}\n\nNo knowledge stored for this project in ctx yet.\n"
-    how = f"tagged `{project_tag(project)}`" if tagged else f'matching "{project}"'
+    how = (
+        f"tagged `{project_tag(project)}`, newest first"
+        if tagged
+        else f'closest in meaning to "{project}" (none is tagged `{project_tag(project)}`)'
+    )
     lines = [
         f"## ctx briefing: {project}",
         "",
-        f"The {len(results)} most relevant blocks in ctx {how}. "
-        "Read one in full with `ctx get <id>`.",
+        f"{len(results)} blocks in ctx {how}. Read one in full with `ctx get <id>`.",
     ]
     for r in results:
-        updated = str(r.get("updated_at") or "")[:10]
         lines += [
             "",
             f"### {r.get('title')}",
-            f"*{r.get('category')} · {r.get('scope')} · {r.get('type')} · updated {updated}* "
+            f"*{r.get('category')} · {r.get('scope')} · {r.get('type')} · {_when(r)}* "
             f"· id `{r.get('id')}`",
             "",
             str(r.get("preview") or "").strip(),
@@ -190,7 +203,7 @@ def store_markers(
         results = client.post("/api/store/batch", body).get("results", [])
         stored += [
             {"category": p.category, "title": p.title, "id": r.get("id"), "action": r.get("action")}
-            for p, r in zip(chunk, results, strict=False)
+            for p, r in zip(chunk, results)
         ]
     return stored
 

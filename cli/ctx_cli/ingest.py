@@ -32,6 +32,9 @@ MAX_TAGS = 50
 MAX_TAG = 100
 MAX_METADATA_BYTES = 16_000
 MAX_BATCH = SERVER_MAX_BATCH
+# The server takes request bodies up to 8 MiB (DATA_UPLOAD_MAX_MEMORY_SIZE); 500 long notes
+# are more. Half of it leaves room for the envelope and any estimate's error.
+MAX_BATCH_BYTES = 4 * 1024 * 1024
 STATE_FILE = ".ctx-ingest.json"
 STATE_SAVE_SECONDS = 1.0  # during a run, the state file is rewritten at most this often
 UPLOADS = 2  # batches in flight: the server runs two web workers (ctx.runtime.launcher)
@@ -144,6 +147,17 @@ def split_sections(body: str) -> list[Section]:
     return sections
 
 
+def first_h1(body: str) -> str | None:
+    """The text of the note's first `# heading` outside code fences, if it has one."""
+    fence: str | None = None
+    for line in body.split("\n"):
+        match = HEADING.match(line) if fence is None else None
+        fence = _fence(line, fence)
+        if match and len(match.group(1)) == 1 and match.group(2).strip():
+            return match.group(2).strip()
+    return None
+
+
 def prose(text: str) -> str:
     """The text without fenced code and inline code: tags and links there are not meant."""
     kept: list[str] = []
@@ -248,7 +262,10 @@ def note_blocks(rel: Path, text: str, category: str) -> list[dict[str, Any]]:
     """The blocks of one note, in order, before any cross-note de-duplication."""
     front, body = split_front_matter(text.replace("\r\n", "\n").lstrip("\ufeff"))
     raw_title = front.get("title")
-    note_title = raw_title.strip() if isinstance(raw_title, str) and raw_title.strip() else rel.stem
+    # Front matter's title, else the H1 heading (Obsidian's file names are often dates or
+    # slugs), else the file name.
+    given = raw_title.strip() if isinstance(raw_title, str) else ""
+    note_title = given or first_h1(body) or rel.stem
     blocks: list[dict[str, Any]] = []
     for title, section in _titled(note_title, split_sections(body)):
         visible = prose(section.text)
@@ -367,6 +384,7 @@ def save_state(root: Path, state: dict[str, Any]) -> None:
 
 
 def target_name(base_url: str, scope: str | None) -> str:
+    """`<server> <scope>`; a scope name starts with its tenant's."""
     return f"{base_url} {scope or '(home scope)'}"
 
 
@@ -395,6 +413,22 @@ def _send(client: Client, scope: str | None, chunk: list[Item]) -> list[str]:
     return [str(r.get("action")) for r in results]
 
 
+def batches(items: list[Item], count: int, size: int = MAX_BATCH_BYTES) -> list[list[Item]]:
+    """The items in order, in batches of at most `count` blocks and `size` bytes of JSON (as
+    the client encodes them); a block larger than `size` goes alone."""
+    found: list[list[Item]] = []
+    current: list[Item] = []
+    used = 0
+    for item in items:
+        cost = len(json.dumps(item.block)) + 2  # ASCII-escaped, as sent; ", " between blocks
+        if current and (len(current) >= count or used + cost > size):
+            found.append(current)
+            current, used = [], 0
+        current.append(item)
+        used += cost
+    return [*found, current] if current else found
+
+
 def upload(
     client: Client, scope: str | None, items: list[Item], batch: int, parallel: int = UPLOADS
 ) -> Iterator[tuple[list[Item], list[str]]]:
@@ -403,7 +437,7 @@ def upload(
     write the same block."""
     from concurrent.futures import Future, ThreadPoolExecutor  # only ingest pays for it
 
-    chunks = [items[start : start + batch] for start in range(0, len(items), batch)]
+    chunks = batches(items, batch)
     with ThreadPoolExecutor(max_workers=max(1, parallel)) as pool:
         in_flight: list[tuple[list[Item], Future[list[str]]]] = []
         for chunk in chunks:
@@ -432,6 +466,7 @@ class Summary:
 def run_upload(
     root: Path,
     plan: Plan,
+    target: str,
     *,
     client: Client,
     scope: str | None,
@@ -440,7 +475,6 @@ def run_upload(
 ) -> Summary:
     """Send what changed since the state file says, saving the state after every batch."""
     state = load_state(root)
-    target = target_name(client.base_url, scope)
     known: dict[str, str] = state["targets"].get(target, {})
     pending = [item for item in plan.items if known.get(item.key) != item.digest]
     summary = Summary(
@@ -452,7 +486,7 @@ def run_upload(
     saved = time.monotonic()
     try:
         for chunk, actions in upload(client, scope, pending, batch):
-            for item, action in zip(chunk, actions, strict=False):
+            for item, action in zip(chunk, actions):
                 summary.count(action)
                 known[item.key] = item.digest
             state["targets"][target] = known

@@ -99,17 +99,38 @@ def _setup_commands(sub: Subparsers) -> None:
     _add(sub, "whoami", "setup:whoami", "the key, tenant and scopes you are using")
 
 
+def _block_fields(parser: argparse.ArgumentParser, *, tags: str) -> None:
+    parser.add_argument("--tag", action="append", help=tags)
+    parser.add_argument("--type", help="block type (knowledge, decision, note, …)")
+    parser.add_argument("--meta", action="append", type=meta_pair, help="metadata key=value")
+
+
 def _block_commands(sub: Subparsers) -> None:
     save = _add(sub, "save", "blocks:save", "store a block (content from stdin with - or none)")
     save.add_argument("--scope", help="scope to write (default: the key's home scope)")
-    save.add_argument("--tag", action="append", help="tags, comma-separated or repeated")
-    save.add_argument("--type", help="block type (knowledge, decision, note, …)")
-    save.add_argument("--meta", action="append", type=meta_pair, help="metadata key=value")
-    save.add_argument("category")
-    save.add_argument("title")
-    save.add_argument("content", nargs="?", help="the text, or - to read stdin")
+    _block_fields(save, tags="tags, comma-separated or repeated")
+    save.add_argument(
+        "words",
+        nargs="+",
+        metavar="CATEGORY TITLE [CONTENT | - [CONTENT…]]",
+        help="a lone - ends the title; the content follows it, or comes from stdin",
+    )
     for name, text in (("get", "show a block"), ("delete", "archive a block")):
-        _add(sub, name, f"blocks:{name}", text).add_argument("id", help="block id")
+        _add(sub, name, f"blocks:{name}", text).add_argument("id", help="block id or its start")
+    update = _add(sub, "update", "blocks:update", "change a block's fields (only those given)")
+    update.add_argument("id", help="block id or its start")
+    update.add_argument("--title", help="new title")
+    update.add_argument("--category", help="new category")
+    update.add_argument("--content", help="new text, or - to read stdin")
+    _block_fields(update, tags="replaces all tags (comma-separated or repeated)")
+    listing = _add(sub, "list", "listing:list_blocks", "blocks newest first, a page at a time")
+    _filters(listing)
+    listing.add_argument("--since", help="changed at or after (ISO date or datetime)")
+    listing.add_argument("--cursor", help="next_cursor of the page before")
+    listing.add_argument("--all", action="store_true", help="follow the pages to the end")
+    recent = _add(sub, "recent", "listing:recent", "the most recently changed blocks")
+    recent.add_argument("--limit", type=bounded_int(1), help="most blocks (default 10)")
+    recent.add_argument("--scope", action="append", help="only these scopes (a,b)")
     cats = _add(sub, "categories", "blocks:categories", "categories with block counts")
     cats.add_argument("--scope", action="append", help="only these scopes (a,b)")
     stats = _add(sub, "stats", "blocks:stats", "block counts by scope and type")
@@ -117,13 +138,23 @@ def _block_commands(sub: Subparsers) -> None:
 
 
 def _search_commands(sub: Subparsers) -> None:
-    search = _add(sub, "search", "search:search", "full-text search")
-    search.add_argument("query")
+    search = _add(sub, "search", "search:search", "full-text search, or browse a category")
+    search.add_argument(
+        "words",
+        nargs="*",
+        metavar="[CATEGORY] [QUERY…]",
+        help="a first word naming a category filters by it; no query lists the newest blocks",
+    )
     _filters(search)
-    query = _add(sub, "query", "search:query", "ask a question; retrieval or a synthesised answer")
-    query.add_argument("question")
+    query = _add(sub, "query", "search:query", "ask a question; an answer when there is an LLM")
+    query.add_argument("question", nargs="+", help="the question (quotes optional)")
     _filters(query)
-    query.add_argument("--synthesize", action="store_true", help="answer from the sources")
+    query.add_argument(
+        "--synthesize",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="write an answer from the sources (default: when the server has an LLM)",
+    )
     query.add_argument("--explain", action="store_true", help="show how results were ranked")
     query.add_argument("--now", help="reference time for relative dates (ISO 8601)")
     api = _add(sub, "api", "api:api", "raw API call with your key; prints the JSON answer")
@@ -246,8 +277,10 @@ def _manage_commands(sub: Subparsers) -> None:
     listing = _add(keys, "list", "keys:keys_list", "keys with role, scopes and last use")
     for parser in (create, listing):
         parser.add_argument("--tenant", help="another tenant (server admins only)")
-    revoke = _add(keys, "revoke", "keys:keys_revoke", "revoke a key at once")
-    revoke.add_argument("prefix", help="the key's prefix (or the whole key)")
+    for name in ("revoke", "delete"):  # `delete`: what people type first
+        revoke = _add(keys, name, "keys:keys_revoke", "revoke a key at once")
+        revoke.add_argument("prefix", help="the key's prefix (or the whole key)")
+    _tenant_commands(sub)
     mcp = _group(sub, "mcp", "OAuth clients for MCP connectors (tenant admins and up)")
     add = _add(mcp, "add", "oauth_clients:mcp_add", "create a client (public, PKCE)")
     add.add_argument("name")
@@ -321,6 +354,20 @@ def _profile_folder_commands(group: Subparsers) -> None:
     feedback.add_argument("--dry-run", action="store_true", help="read and count, send nothing")
 
 
+def _tenant_commands(sub: Subparsers) -> None:
+    text = "the server's tenants (server admins); no action: list"
+    parser = sub.add_parser("tenants", help=text, description=text, parents=[_common()])
+    parser.set_defaults(handler="tenants:tenants_list")
+    group = parser.add_subparsers(dest="tenants_command", metavar="<action>")
+    _add(group, "list", "tenants:tenants_list", "tenants with status, scopes and keys")
+    create = _add(group, "create", "tenants:tenants_create", "a tenant and its owner key")
+    create.add_argument("name")
+    create.add_argument("--display-name", help="a longer name")
+    create.add_argument("--scope", action="append", help="extra scopes besides <name>:main")
+    for name, what in (("suspend", "refuse every key of"), ("resume", "reopen")):
+        _add(group, name, "tenants:tenants_status", f"{what} a tenant").add_argument("name")
+
+
 def _planned_commands(sub: Subparsers) -> None:
     for name, text in PLANNED.items():
         parser = _add(sub, name, "future:unavailable", text)
@@ -330,14 +377,14 @@ def _planned_commands(sub: Subparsers) -> None:
 # Each group and the commands it registers (a test checks this table against the parsers).
 GROUPS: tuple[tuple[Callable[[Subparsers], None], tuple[str, ...]], ...] = (
     (_setup_commands, ("init", "health", "version", "whoami")),
-    (_block_commands, ("save", "get", "delete", "categories", "stats")),
+    (_block_commands, ("save", "get", "update", "delete", "list", "recent", "categories", "stats")),
     (_search_commands, ("search", "query", "api")),
     (_ingest_command, ("ingest",)),
     (_hook_commands, ("brief", "persist", "statusline")),
     (_dream_commands, ("dream", "guard", "digest", "graph")),
     (_secrets_commands, ("secrets", "mcp-stdio")),
     (_settings_commands, ("settings",)),
-    (_manage_commands, ("keys", "mcp")),
+    (_manage_commands, ("keys", "mcp", "tenants")),
     (_profile_commands, ("signal", "pull", "profiles")),
     (_planned_commands, tuple(PLANNED)),
 )

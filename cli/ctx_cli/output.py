@@ -96,3 +96,20 @@ def escape(text: str) -> str:
     from rich.markup import escape as rich_escape  # lazy: the CLI starts in every hook; load on use
 
     return rich_escape(text)
+
+
+def hits(console: Console, items: Sequence[dict[str, Any]], meta: Callable[[Any], str]) -> None:
+    """Blocks found or listed, three lines each, readable at any width: the title; the id
+    (whole, where a table cut it at 80 columns: `ctx get` takes it) and `meta(item)`; one line
+    of the preview, cut to the terminal with an ellipsis."""
+    from rich.text import Text  # lazy: the CLI starts in every hook; load on use
+
+    for n, item in enumerate(items, 1):
+        head = Text(f"{n:>2}. ", style="dim")
+        head.append(str(item.get("title") or ""), style="bold")  # Text: "[draft]" is data
+        console.print(head, overflow="fold")
+        console.print(Text(f"    {item.get('id')}  {meta(item)}", style="dim"), overflow="fold")
+        preview = " ".join(str(item.get("preview") or "").split())
+        if preview:
+            line = Text(f"    {preview}")
+            console.print(line, no_wrap=True, overflow="ellipsis")

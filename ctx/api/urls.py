@@ -12,6 +12,7 @@ urlpatterns = [
     path("api/search", views.search_),
     path("api/query", views.query),
     path("api/manage", views.ManageView.as_view()),
+    path("api/blocks", views.blocks_list),
     path("api/whoami", views.whoami),
     path("api/admin/scopes", views.scope_create),
     path("api/admin/tenants", tenancy.tenants),

@@ -21,6 +21,7 @@ store_batch = endpoint(
 )
 query = endpoint(post=Op(search.query, search.QueryInput, bucket=READ))
 search_ = endpoint(post=Op(search.search, search.SearchInput, bucket=READ))
+blocks_list = endpoint(get=Op(blocks.list_blocks, blocks.ListInput, bucket=READ))
 whoami = endpoint(get=Op(tenancy.whoami, tenancy.NoInput, bucket=READ))
 scope_create = endpoint(post=Op(tenancy.scope_create, tenancy.ScopeCreateInput, status=created))
 
@@ -29,6 +30,7 @@ MANAGE_ACTIONS: dict[str, Op] = {
     "stats": Op(blocks.stats, blocks.ScopesInput, bucket=READ),
     "get": Op(blocks.get, blocks.GetInput, bucket=READ),
     "list-categories": Op(blocks.categories, blocks.ScopesInput, bucket=READ),
+    "recent": Op(blocks.recent, blocks.RecentInput, bucket=READ),
     "update": Op(blocks.update, blocks.UpdateInput, bucket=WRITE),
     "delete": Op(blocks.delete, blocks.GetInput, bucket=WRITE),
 }

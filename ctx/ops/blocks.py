@@ -3,6 +3,10 @@ stats. Each takes the caller's principal and a validated input and returns its w
 
 from __future__ import annotations
 
+import base64
+import binascii
+import uuid
+from datetime import datetime
 from typing import Annotated, Any
 
 from pydantic import BeforeValidator, Field
@@ -12,9 +16,11 @@ from ctx.errors import CtxError, TooLarge, ValidationFailed
 from ctx.ops import payloads as p
 from ctx.ops.inputs import (
     BlockId,
+    CategoryFilter,
     CategoryName,
     Content,
     Input,
+    IntParam,
     Limit,
     Metadata,
     OptionalContent,
@@ -22,8 +28,11 @@ from ctx.ops.inputs import (
     ScopeName,
     SensitivityName,
     Source,
+    TagFilter,
     Tags,
+    Text,
     Title,
+    TypeFilter,
     TypeName,
     When,
 )
@@ -31,6 +40,8 @@ from ctx.principal import Principal
 from ctx.services import BlockInput, UpsertResult
 
 MAX_BATCH = 500
+PAGE_SIZE = 50  # blocks a page of GET /api/blocks by default
+MAX_PAGE = 500
 
 
 class StoreInput(Input):
@@ -193,3 +204,64 @@ def categories(principal: Principal, data: ScopesInput) -> p.CategoriesPayload:
 def stats(principal: Principal, data: ScopesInput) -> p.StatsPayload:
     scope_ids = selectors.readable_scope_ids(principal, data.names())
     return {"stats": selectors.block_stats(principal, scope_ids)}
+
+
+# --- listing -------------------------------------------------------------------------------------
+
+
+class ListInput(Input):
+    """GET /api/blocks: filters and a page position, all text in a query string."""
+
+    scope: ScopeList = []
+    category: CategoryFilter = None
+    tags: TagFilter = []
+    type: TypeFilter = []
+    since: Annotated[When, Field(description="Only blocks changed at or after this time.")] = None
+    limit: Annotated[
+        int | None, IntParam(1, MAX_PAGE, description=f"Blocks a page (default {PAGE_SIZE}).")
+    ] = None
+    cursor: Annotated[
+        str | None, Text(200, required=False, description="next_cursor of the page before.")
+    ] = None
+
+
+def encode_cursor(block: Any) -> str:
+    """The position after `block`: its (updated_at, id), opaque to the caller."""
+    raw = f"{block.updated_at.isoformat()}|{block.pk}".encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_cursor(text: str) -> tuple[datetime, uuid.UUID]:
+    try:
+        raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)).decode()
+        when, _, pk = raw.partition("|")
+        return datetime.fromisoformat(when), uuid.UUID(pk)
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        raise ValidationFailed(
+            "'cursor' is not a next_cursor this endpoint returned.", details={"field": "cursor"}
+        ) from None
+
+
+def list_blocks(principal: Principal, data: ListInput) -> p.PagePayload:
+    """A page of the readable blocks, newest change first, and the cursor of the next page."""
+    limit = data.limit or PAGE_SIZE
+    filters = selectors.BlockFilters(
+        category=data.category or None,
+        tags=list(data.tags),
+        types=list(data.type),
+        since=data.since,
+    )
+    rows = selectors.block_page(
+        principal,
+        selectors.readable_scope_ids(principal, list(data.scope)),
+        filters,
+        after=decode_cursor(data.cursor) if data.cursor else None,
+        limit=limit + 1,  # one more tells whether a next page exists
+    )
+    page = rows[:limit]
+    more = len(rows) > limit
+    return {
+        "count": len(page),
+        "results": [p.summary(b) for b in page],
+        "next_cursor": encode_cursor(page[-1]) if more else None,
+    }

@@ -107,6 +107,12 @@ class ListPayload(TypedDict):
     results: list[BlockSummary]
 
 
+class PagePayload(TypedDict):
+    count: int
+    results: list[BlockSummary]
+    next_cursor: str | None  # None on the last page
+
+
 class BlockPayload(TypedDict):
     block: BlockFull
 

@@ -62,6 +62,51 @@ def free_port(host: str, preferred: int) -> int:
     raise RuntimeError("no free port")
 
 
+def choose_port(host: str, wanted: int, *, explicit: bool) -> int:
+    """`wanted` if it is free. When it is taken, a CTX_PORT that was set is refused (what was
+    configured for it, the CLI, MCP clients, ingest state, would reach another program or
+    nothing) and the default moves to a free port, loudly. 0 means any free port."""
+    port = free_port(host, wanted)
+    if wanted == 0 or port == wanted:
+        return port
+    if explicit:
+        print(
+            f"ctx: port {wanted} on {host} is in use (CTX_PORT={wanted}); stop what holds it or "
+            "set CTX_PORT to another port.",
+            file=sys.stderr,
+        )
+        raise SystemExit(2)
+    print(
+        f"\nctx: WARNING: port {wanted} on {host} is in use, so ctx runs on port {port} "
+        f"instead.\nctx: a CLI config, MCP URL or ingest state made for :{wanted} will not reach "
+        "it; set CTX_PORT to choose the port (a busy one then stops the start).\n",
+        file=sys.stderr,
+    )
+    return port
+
+
+SECRETS_KEY_NAMES = ("CTX_SECRETS_KEY", "CTX_SECRETS_KEY_FILE")
+
+
+def use_secrets_key_file(data_dir: Path) -> None:
+    """With the embedded services and no master key configured, sealed secrets use a key in the
+    data directory, made once (64 hex characters, mode 0600) as the Django secret key is, and
+    announced once. Compose and external databases set their own key (docs/secrets.md)."""
+    if os.environ.get("DATABASE_URL") or any(os.environ.get(n) for n in SECRETS_KEY_NAMES):
+        return
+    path = data_dir / "secrets_key"
+    if not path.exists():
+        data_dir.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as fh:
+            fh.write(os.urandom(32).hex())  # not `secrets`: the project's package shadows it
+        print(
+            f"ctx: made the master key for sealed secrets: {path} (mode 0600). Back it up with "
+            "the data; without it no secret opens. CTX_SECRETS_KEY(_FILE) sets your own."
+        )
+    os.environ["CTX_SECRETS_KEY_FILE"] = str(path)  # the web server and workers inherit it
+
+
 def _manage(*args: str, capture: bool = False) -> str:
     result = subprocess.run(  # noqa: S603 - our own interpreter and manage.py
         [sys.executable, str(ROOT / "manage.py"), *args],
@@ -239,8 +284,12 @@ class PostgresWatch:
 
 def run() -> int:
     values = _load_or_exit()
+    # Before anything starts: a refused port costs nothing to stop for.
+    explicit = bool(os.environ.get("CTX_PORT", "").strip())
+    port = choose_port(str(values["CTX_HOST"]), int(str(values["CTX_PORT"])), explicit=explicit)
     data_dir = (ROOT / str(values["CTX_DATA_DIR"])).resolve()
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ctx.settings")
+    use_secrets_key_file(data_dir)
     handles = embedded.start(data_dir)
     sup = Supervisor()
     stopping = False
@@ -256,7 +305,7 @@ def run() -> int:
         _manage("migrate", "--noinput", "-v", "0")
         first_key = _manage("bootstrap", capture=True).strip()
         _finish(procs.pop())
-        port = free_port(str(values["CTX_HOST"]), int(str(values["CTX_PORT"])))
+        port = choose_port(str(values["CTX_HOST"]), port, explicit=explicit)  # taken meanwhile?
         url = f"http://{values['CTX_HOST']}:{port}"
         children = _children(values, data_dir, port, runtime_url=_runtime_url(handles))
         sup = _supervise(handles, data_dir, children)
@@ -269,6 +318,12 @@ def run() -> int:
             sup.poll()
             watch.poll()
             time.sleep(0.5)
+    except subprocess.CalledProcessError as exc:
+        # manage.py said why on stderr (e.g. ctx.E020: secrets exist, no master key): that
+        # sentence is the message; a traceback of the launcher would only bury it.
+        step = Path(str(exc.cmd[1])).name + " " + str(exc.cmd[2]) if len(exc.cmd) > 2 else exc.cmd
+        print(f"ctx: `{step}` failed (its message is above); nothing was started.", file=sys.stderr)
+        return 1
     finally:
         say("stopping…")
         sup.stop(["web", "worker", "beat"])

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import uuid
+
 import pytest
 
 from ctx.errors import NOT_FOUND_MESSAGE
@@ -119,3 +121,51 @@ def test_it_rejects_oversize_update_content(cast: Cast) -> None:
 def test_it_rejects_malformed_json(cast: Cast) -> None:
     status, got = cast.owner.post("/api/manage", raw="{")
     assert status == 400 and got["error"]["code"] == "invalid_json"
+
+
+def test_it_gets_a_block_by_the_start_of_its_id(cast: Cast) -> None:
+    data = cast.owner.store(title="Docker", content="compose")
+    for prefix in (data["id"][:8], data["id"][:13].upper()):
+        status, body = cast.owner.post("/api/manage", {"action": "get", "id": prefix})
+        assert status == 200 and body["block"]["id"] == data["id"], prefix
+
+
+def test_it_asks_for_more_of_an_id_that_several_blocks_start_with(
+    cast: Cast, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    chosen = iter(uuid.UUID(f"ffff0000-0000-4000-8000-00000000000{n}") for n in (1, 2))
+    monkeypatch.setattr(Block._meta.get_field("id"), "_get_default", lambda: next(chosen))
+    cast.owner.store(title="b1")
+    cast.owner.store(title="b2")
+    status, body = cast.owner.post("/api/manage", {"action": "get", "id": "ffff0000"})
+    assert status == 400 and "give more of the id" in body["error"]["message"]
+    one = cast.owner.post(
+        "/api/manage", {"action": "get", "id": "ffff0000-0000-4000-8000-0000000000"}
+    )
+    assert one[0] == 400
+    whole = "ffff0000-0000-4000-8000-000000000001"
+    assert cast.owner.post("/api/manage", {"action": "get", "id": whole})[0] == 200
+
+
+def test_it_never_finds_another_tenants_block_by_a_prefix(cast: Cast) -> None:
+    foreign = cast.outsider.store(title="x")["id"]
+    assert cast.owner.post("/api/manage", {"action": "get", "id": foreign[:8]}) == (404, NOT_FOUND)
+    assert cast.owner.post("/api/manage", {"action": "get", "id": foreign[:3]}) == (404, NOT_FOUND)
+
+
+def test_it_never_counts_another_tenants_block_that_shares_the_prefix(
+    cast: Cast, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    chosen = iter(uuid.UUID(f"eeee0000-0000-4000-8000-00000000000{n}") for n in (1, 2))
+    monkeypatch.setattr(Block._meta.get_field("id"), "_get_default", lambda: next(chosen))
+    mine = cast.owner.store(title="mine")["id"]
+    cast.outsider.store(title="theirs")
+    status, body = cast.owner.post("/api/manage", {"action": "get", "id": "eeee0000"})
+    assert status == 200 and body["block"]["id"] == mine  # no "give more": theirs is unseen
+
+
+def test_it_lists_the_most_recent_blocks(cast: Cast) -> None:
+    for n in range(3):
+        cast.owner.store(title=f"b{n}")
+    status, body = cast.owner.post("/api/manage", {"action": "recent", "limit": 2})
+    assert status == 200 and [r["title"] for r in body["results"]] == ["b2", "b1"]

@@ -61,6 +61,7 @@ class Cli:
     url: str | None
     key: str | None
     extra_env: dict[str, str] = field(default_factory=dict)
+    program: list[str] | None = None  # another `ctx` (an installed one); default: this checkout's
 
     @property
     def config_dir(self) -> Path:
@@ -82,7 +83,7 @@ class Cli:
         return {k: v for k, v in env.items() if v is not None}
 
     def command(self, args: tuple[str, ...]) -> list[str]:
-        return [sys.executable, "-m", "ctx_cli.main", *args]
+        return [*(self.program or [sys.executable, "-m", "ctx_cli.main"]), *args]
 
     def __call__(
         self, *args: str, stdin: str | None = None, cwd: Path | None = None, **env: str | None
@@ -98,16 +99,16 @@ class Cli:
         )
         return Run(proc.returncode, proc.stdout, proc.stderr)
 
-    def tty(self, *args: str, **env: str | None) -> Run:
+    def tty(self, *args: str, columns: int = 200, **env: str | None) -> Run:
         """Run with stdout on a pseudo-terminal (what a person sees); ANSI codes removed."""
         master, slave = pty.openpty()
-        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 200, 0, 0))
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, columns, 0, 0))
         proc = subprocess.Popen(
             self.command(args),
             stdin=subprocess.DEVNULL,
             stdout=slave,
             stderr=subprocess.PIPE,
-            env=self.env(TERM="xterm-256color", COLUMNS="200", **env),
+            env=self.env(TERM="xterm-256color", COLUMNS=str(columns), **env),
             cwd=self.home,
         )
         os.close(slave)
@@ -143,8 +144,20 @@ def no_broker(settings: Any) -> None:
     settings.CELERY_BROKER_URL = ""
 
 
+@pytest.fixture(scope="session")
+def warm_embedder() -> None:
+    """Load the passage embedder once, in this process, where the live server runs: a store
+    embeds its text for near-duplicate hints, and the model's first load took 29.6 s at load
+    12 on the 2 shared cores, past the CLI's 30 s timeout (issue 19.8: load it at start)."""
+    from retrieval.embeddings import embed_texts  # torch: only sessions that run the CLI pay
+
+    embed_texts(["warm up"], kind="passage", level="public")
+
+
 @pytest.fixture
-def cli(tmp_path: Path, live_server: Any, live_cast: Cast, no_broker: None) -> Cli:
+def cli(
+    tmp_path: Path, live_server: Any, live_cast: Cast, no_broker: None, warm_embedder: None
+) -> Cli:
     """The CLI as the acme owner against the live server."""
     return Cli(home=tmp_path, url=live_server.url, key=live_cast.owner.key)
 

@@ -3,6 +3,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from retrieval.embeddings import embed_queries
+from retrieval.indexing import embed_blocks
 from tests.cli.conftest import Cli
 from tests.conftest import Cast
 
@@ -42,12 +44,35 @@ def test_it_answers_a_subagent_start_with_its_event_name(cli: Cli, live_cast: Ca
     assert out["hookSpecificOutput"]["hookEventName"] == "SubagentStart"
 
 
-def test_it_falls_back_to_untagged_blocks(cli: Cli, live_cast: Cast) -> None:
-    live_cast.owner.store(category="misc", title="Untagged", content="globex is a rival of acme.")
-    run = cli("brief", "--project", "globex", "--json")
+def test_it_briefs_what_persist_stored_for_the_project(cli: Cli, live_cast: Cast) -> None:
+    # The seed's loop: the stored text never names the project, only its tag does.
+    marker = "[PERSIST:decisions:Queue]\nWe use Redis streams.\n"
+    assert cli("persist", "--project", "acme", stdin=marker).returncode == 0
+    body = cli("brief", "--project", "acme", "--json").json()
+    assert body["tagged"] is True and [r["title"] for r in body["results"]] == ["Queue"]
+    assert "We use Redis streams." in body["markdown"]
+
+
+def test_it_briefs_the_newest_tagged_blocks_first(cli: Cli, live_cast: Cast) -> None:
+    for title in ("Old", "Middle", "New"):
+        live_cast.owner.store(category="decisions", title=title, tags=["project:acme"])
+    body = cli("brief", "--project", "acme", "--limit", "2", "--json").json()
+    assert [r["title"] for r in body["results"]] == ["New", "Middle"]
+
+
+def test_it_falls_back_to_blocks_close_in_meaning(cli: Cli, live_cast: Cast) -> None:
+    stored = live_cast.owner.store(
+        category="misc", title="Engines", content="The rocket engine burns methane and oxygen."
+    )
+    embed_blocks([stored["id"]])  # the worker's job; no broker in these tests
+    # The live server runs in this process: load the question embedder here, or its first
+    # load (seconds on a busy machine) may outlast the CLI's timeout.
+    embed_queries(["warm up"])
+    run = cli("brief", "--project", "spaceflight", "--json")  # a word no block has
+    assert run.returncode == 0, run.stderr
     body = run.json()
-    assert body["tagged"] is False and [r["title"] for r in body["results"]] == ["Untagged"]
-    assert 'matching "globex"' in body["markdown"]
+    assert body["tagged"] is False and [r["title"] for r in body["results"]] == ["Engines"]
+    assert 'closest in meaning to "spaceflight"' in body["markdown"]
 
 
 def test_it_defaults_the_project_to_the_working_directory(

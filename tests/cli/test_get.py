@@ -27,3 +27,10 @@ def test_it_gives_the_same_not_found_for_foreign_and_missing_blocks(
     runs = [cli("get", foreign), cli("get", missing)]
     assert [r.returncode for r in runs] == [1, 1]
     assert runs[0].stderr == runs[1].stderr == "error: Block not found. (not_found)\n"
+
+
+def test_it_shows_a_block_by_the_start_of_its_id(cli: Cli, live_cast: Cast) -> None:
+    stored = live_cast.owner.store(category="infra", title="Docker", content="Use compose v2.")
+    run = cli("get", stored["id"][:8])
+    assert run.returncode == 0, run.stderr
+    assert run.json()["block"]["id"] == stored["id"]

@@ -9,6 +9,7 @@ import pytest
 from ctx.models import Block
 from ctx_cli.ingest import MAX_FILE_BYTES, STATE_FILE
 from tests.cli.conftest import Cli
+from tests.conftest import Cast
 
 NOTES = {
     "Projects/Docker.md": (
@@ -89,6 +90,26 @@ def test_it_keeps_state_per_folder_and_scope(cli: Cli, vault: Path) -> None:
     assert Block.objects.filter(scope__name="acme:team").count() == 5
 
 
+def test_it_keeps_state_per_tenant_for_one_vault(cli: Cli, vault: Path, live_cast: Cast) -> None:
+    assert cli("ingest", str(vault)).json()["created"] == 5
+    theirs = cli("ingest", str(vault), CTX_KEY=live_cast.outsider.key)
+    assert theirs.returncode == 0, theirs.stderr
+    assert (theirs.json()["created"], theirs.json()["unchanged"]) == (5, 0)
+    assert Block.objects.filter(scope__name="globex:main").count() == 5
+    mine = cli("ingest", str(vault), "--dry-run").json()["summary"]
+    assert (mine["new"], mine["unchanged"]) == (0, 5)
+
+
+def test_it_titles_a_note_by_its_h1_heading(cli: Cli, tmp_path: Path) -> None:
+    notes = {
+        "daily/2024-01-05.md": "# Weekly sync\nWe agreed on Redis streams.\n## Actions\nShip it.\n",
+        "fenced.md": "```\n# not a heading\n```\ntext\n",
+    }
+    assert cli("ingest", str(make_vault(tmp_path / "v", notes))).returncode == 0
+    titles = sorted(Block.objects.values_list("title", flat=True))
+    assert titles == ["Weekly sync", "Weekly sync > Actions", "fenced"]
+
+
 def test_it_sends_nothing_on_a_dry_run(cli: Cli, vault: Path) -> None:
     run = cli("ingest", str(vault), "--dry-run")
     assert run.returncode == 0, run.stderr
@@ -151,3 +172,13 @@ def test_it_keeps_what_the_server_confirmed_when_a_later_batch_fails(
     # c's batch was in flight when b failed: stored, not recorded, so sent again as a no-op
     assert (again["created"], again["updated"], again["unchanged"]) == (1, 0, 2)
     assert sorted(Block.objects.values_list("title", flat=True)) == ["a", "b", "c"]
+
+
+def test_it_splits_a_batch_the_server_would_find_too_large(cli: Cli, tmp_path: Path) -> None:
+    # 190 notes of 46 KB: under 500 blocks, but 8.7 MB in one body, over the server's 8 MiB.
+    words = " ".join(f"word{n}" for n in range(6_000))[:46_000]
+    notes = {f"n{n:03}.md": f"{n} {words}\n" for n in range(190)}
+    root = make_vault(tmp_path / "v", notes)
+    run = cli("ingest", str(root))
+    assert run.returncode == 0, run.stderr
+    assert run.json()["created"] == 190 and Block.objects.count() == 190

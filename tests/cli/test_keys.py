@@ -56,3 +56,10 @@ def test_it_cannot_revoke_another_tenants_key(cli: Cli, live_cast: Cast) -> None
     run = cli("keys", "revoke", theirs)
     assert run.returncode == 1 and "(not_found)" in run.stderr
     assert live_cast.outsider.get("/api/whoami")[0] == 200
+
+
+def test_it_deletes_a_key_as_revoke_does(cli: Cli) -> None:
+    made = cli("keys", "create", "temp").json()
+    run = cli("keys", "delete", made["prefix"])
+    assert run.returncode == 0 and run.json()["action"] == "revoked", run.stderr
+    assert Api(made["key"]).get("/api/whoami")[0] == 401

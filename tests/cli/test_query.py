@@ -1,7 +1,14 @@
 from __future__ import annotations
 
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
 from tests.cli.conftest import Cli
 from tests.conftest import Cast
+from tests.fake_http import FakeServer, Reply, Seen
 
 
 def test_it_returns_the_answer_contract(cli: Cli, live_cast: Cast) -> None:
@@ -19,3 +26,67 @@ def test_it_returns_the_answer_contract(cli: Cli, live_cast: Cast) -> None:
 
 def test_it_rejects_a_bad_limit_before_sending(offline_cli: Cli) -> None:
     assert offline_cli("query", "x", "--limit", "zero").returncode == 2
+
+
+def test_it_takes_an_unquoted_question(cli: Cli, live_cast: Cast) -> None:
+    live_cast.owner.store(category="infra", title="Deploys", content="We deploy on Fridays.")
+    run = cli("query", "when", "do", "we", "deploy?")
+    assert run.returncode == 0, run.stderr
+    assert run.json()["query"] == "when do we deploy?"
+
+
+def _chat(seen: Seen, number: int) -> Reply:
+    answer = json.dumps({"known": True, "answer": "On Fridays [1]."})
+    message = {"role": "assistant", "content": answer}
+    return Reply(json={"model": "fake", "choices": [{"index": 0, "message": message}]})
+
+
+@pytest.fixture
+def llm(settings: Any) -> Iterator[FakeServer]:
+    """The live server (in this process) with an OpenAI-compatible LLM."""
+    with FakeServer(_chat) as server:
+        settings.CTX = {
+            **settings.CTX,
+            "CTX_LLM_PROVIDER": "openai",
+            "CTX_LLM_MODEL": "fake",
+            "CTX_LLM_BASE_URL": server.url,
+            "CTX_TRANSLATE_QUERIES": False,
+        }
+        yield server
+
+
+def test_it_answers_by_default_when_the_server_has_an_llm(
+    cli: Cli, live_cast: Cast, llm: FakeServer
+) -> None:
+    live_cast.owner.store(category="infra", title="Deploys", content="We deploy on Fridays.")
+    body = cli("query", "when do we deploy?").json()
+    assert body["mode"] == "synthesis" and body["answer"] == "On Fridays [1]."
+    assert len(llm.seen) == 1
+    plain = cli("query", "when do we deploy?", "--no-synthesize").json()
+    assert plain["mode"] == "retrieval" and plain["answer"] is None and len(llm.seen) == 1
+
+
+def test_it_says_that_no_llm_is_configured_when_asked_to_synthesize(
+    cli: Cli, live_cast: Cast
+) -> None:
+    live_cast.owner.store(category="infra", title="Deploys", content="We deploy on Fridays.")
+    run = cli("query", "when do we deploy?", "--synthesize")
+    assert run.returncode == 0 and run.json()["mode"] == "retrieval"
+    assert "no LLM is configured on the server" in run.stderr and "CTX_LLM_PROVIDER" in run.stderr
+    assert cli("query", "when do we deploy?").stderr == ""  # not asked: nothing to say
+
+
+def test_it_shows_a_preview_and_the_whole_id_on_an_80_column_terminal(
+    cli: Cli, live_cast: Cast
+) -> None:
+    stored = live_cast.owner.store(
+        scope="acme:team",
+        category="infrastructure-decisions",
+        title="How we deploy the services of the platform to production every week",
+        content="We deploy on Fridays after the review, with compose v2 on every host.",
+    )
+    run = cli.tty("query", "when do we deploy?", columns=80)
+    assert run.returncode == 0, run.stderr
+    assert stored["id"] in run.stdout.splitlines()[2]  # one line, never cut
+    assert "We deploy on Fridays after the review" in run.stdout
+    assert max(len(line) for line in run.stdout.splitlines()) <= 80

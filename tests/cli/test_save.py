@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import shlex
+
 from ctx.models import Block
 from tests.cli.conftest import Cli
 
@@ -73,3 +75,34 @@ def test_it_shows_the_servers_validation_message(cli: Cli) -> None:
 def test_it_cannot_write_where_the_key_may_not(cli: Cli) -> None:
     run = cli("save", "--scope", "globex:main", "c", "t", "x")
     assert run.returncode == 1 and Block.objects.count() == 0
+
+
+def test_it_takes_the_seeds_form_with_a_dash_before_the_content(cli: Cli) -> None:
+    # `ctx save $PROMPT` of a slash command: the shell splits the prompt into words
+    run = cli("save", *shlex.split("infra Docker - We run compose v2 in prod."))
+    assert run.returncode == 0, run.stderr
+    block = Block.objects.get(pk=run.json()["id"])
+    assert (block.category, block.title) == ("infra", "Docker")
+    assert block.content == "We run compose v2 in prod."
+
+
+def test_it_takes_a_title_of_several_words_before_the_dash(cli: Cli) -> None:
+    run = cli("save", *shlex.split("decisions Message queue - We use Redis streams."))
+    block = Block.objects.get(pk=run.json()["id"])
+    assert (block.title, block.content) == ("Message queue", "We use Redis streams.")
+
+
+def test_it_joins_the_words_after_the_title_without_a_dash(cli: Cli) -> None:
+    run = cli("save", "infra", "Docker", "We", "run", "compose.")
+    assert Block.objects.get(pk=run.json()["id"]).content == "We run compose."
+
+
+def test_it_reads_stdin_after_a_trailing_dash(cli: Cli) -> None:
+    run = cli("save", "infra", "Long", "title", "-", stdin="piped text\n")
+    block = Block.objects.get(pk=run.json()["id"])
+    assert block.title == "Long title" and block.content.strip() == "piped text"
+
+
+def test_it_needs_a_category_and_a_title(cli: Cli) -> None:
+    run = cli("save", "infra")
+    assert run.returncode == 2 and "category and a title" in run.stderr

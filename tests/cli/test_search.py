@@ -46,3 +46,24 @@ def test_it_says_no_results_on_a_terminal(cli: Cli) -> None:
 def test_it_never_shows_another_tenants_blocks(cli: Cli, live_cast: Cast) -> None:
     live_cast.outsider.store(title="globex plan", content="rockets")
     assert cli("search", "rockets").json()["results"] == []
+
+
+def test_it_takes_an_unquoted_query_of_several_words(cli: Cli, live_cast: Cast) -> None:
+    live_cast.owner.store(category="infra", title="Deploys", content="We deployed the servers.")
+    assert _titles(cli("search", "deploying", "servers").json()) == ["Deploys"]
+
+
+def test_it_reads_a_first_word_naming_a_category_as_the_category(cli: Cli, live_cast: Cast) -> None:
+    live_cast.owner.store(category="infra", title="Deploys", content="compose in production")
+    live_cast.owner.store(category="food", title="Canteen", content="compose a menu")
+    assert _titles(cli("search", "infra", "compose").json()) == ["Deploys"]
+    assert _titles(cli("search", "compose", "menu").json())[0] == "Canteen"  # no category
+
+
+def test_it_browses_a_category_without_a_query(cli: Cli, live_cast: Cast) -> None:
+    live_cast.owner.store(category="infra", title="Docker", content="compose")
+    live_cast.owner.store(category="infra", title="Nginx", content="proxy")
+    live_cast.owner.store(category="food", title="Lunch", content="pasta")
+    assert _titles(cli("search", "infra").json()) == ["Nginx", "Docker"]
+    assert _titles(cli("search").json()) == ["Lunch", "Nginx", "Docker"]
+    assert _titles(cli("search", "--category", "food").json()) == ["Lunch"]

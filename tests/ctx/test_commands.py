@@ -77,3 +77,44 @@ def test_it_bootstraps_once(capsys: pytest.CaptureFixture[str]) -> None:
     call_command("bootstrap")
     assert capsys.readouterr().out.strip() == ""
     assert Tenant.objects.count() == 1 and ApiKey.objects.count() == 1
+
+
+def _last_line(capsys: pytest.CaptureFixture[str]) -> tuple[str, str]:
+    captured = capsys.readouterr()
+    return captured.out.strip().splitlines()[-1], captured.err
+
+
+def test_it_gives_a_new_tenant_an_owner_key(capsys: pytest.CaptureFixture[str]) -> None:
+    call_command("tenant_create", "acme", "--scope", "acme:team")
+    raw, err = _last_line(capsys)
+    status, body = Api(raw).get("/api/whoami")
+    assert status == 200 and (body["tenant"], body["role"]) == ("acme", "owner")
+    assert body["write_scopes"] == ["acme:main", "acme:team"]
+    assert "owner key" in err and "shown once" in err
+
+
+def test_it_takes_the_tenant_from_the_home_scope(capsys: pytest.CaptureFixture[str]) -> None:
+    call_command("tenant_create", "acme", "--scope", "acme:team")
+    call_command("keys", "create", "--home", "acme:team", "--name", "ci")
+    raw, err = _last_line(capsys)
+    assert Api(raw).get("/api/whoami")[1]["home_scope"] == "acme:team"
+    prefix = raw.split("_")[1]
+    assert f"created API key 'ci' (ctx_{prefix}_…) in tenant acme, role member" in err
+    assert "created key key" not in err
+
+
+def test_it_makes_a_read_only_key_by_name(capsys: pytest.CaptureFixture[str]) -> None:
+    call_command("tenant_create", "acme")
+    call_command("keys", "create", "--home", "acme:main", "--read-only")
+    raw, err = _last_line(capsys)
+    status, _ = Api(raw).post("/api/store", {"category": "a", "title": "b", "content": "c"})
+    assert status == 403 and "writes=-" in err
+
+
+def test_it_lists_what_each_key_reads_and_writes(capsys: pytest.CaptureFixture[str]) -> None:
+    call_command("tenant_create", "acme", "--scope", "acme:team")
+    call_command("keys", "create", "--home", "acme:main", "--read", "acme:team", "--name", "r")
+    capsys.readouterr()
+    call_command("keys", "list")
+    line = next(x for x in capsys.readouterr().out.splitlines() if " r " in x)
+    assert "reads=acme:main,acme:team writes=acme:main" in line

@@ -8,6 +8,7 @@ import sys
 from collections.abc import Callable, Iterable, Mapping
 from functools import cached_property
 from typing import Any
+from urllib.parse import quote, urlencode
 
 from ctx_cli import CliError, UsageError, config
 from ctx_cli.http import Client
@@ -57,3 +58,9 @@ def stdin_text(*, required: bool, what: str) -> str | None:
             raise UsageError(f"{what}: give it as an argument or pipe it on stdin")
         return None
     return sys.stdin.read()
+
+
+def with_query(path: str, params: dict[str, Any]) -> str:
+    """`path?a=1&b=2` without the unset parameters; lists become the server's `a,b` form."""
+    flat = {k: ",".join(v) if isinstance(v, list) else v for k, v in compact(params).items()}
+    return f"{path}?{urlencode(flat, quote_via=quote)}" if flat else path

@@ -1,4 +1,4 @@
-"""`ctx save`, `ctx get`, `ctx delete`, `ctx categories`, `ctx stats`."""
+"""`ctx save`, `ctx get`, `ctx update`, `ctx delete`, `ctx categories`, `ctx stats`."""
 
 from __future__ import annotations
 
@@ -10,9 +10,29 @@ from ctx_cli.commands import App, compact, split_list, stdin_text
 from ctx_cli.output import escape, fields, table
 
 
-def _content(args: argparse.Namespace) -> str:
-    if args.content not in (None, "-"):
-        return str(args.content)
+def split_save(words: list[str]) -> tuple[str, str, str | None]:
+    """`CATEGORY TITLE [CONTENT]` or `CATEGORY TITLE… - CONTENT…` (what `ctx save $PROMPT`
+    passes unquoted): the category, the title and the content (None: read stdin).
+
+    A lone `-` ends the title; the words after it are the content, or stdin when there are
+    none. Without one, the second word is the title and the rest the content."""
+    if len(words) < 2:
+        raise UsageError("give a category and a title: ctx save CATEGORY TITLE [- CONTENT…]")
+    category, rest = words[0], words[1:]
+    if "-" in rest:
+        cut = rest.index("-")
+        title, content = " ".join(rest[:cut]), " ".join(rest[cut + 1 :])
+    else:
+        title, content = rest[0], " ".join(rest[1:])
+    if not title.strip():
+        raise UsageError("the title is empty: ctx save CATEGORY TITLE [- CONTENT…]")
+    return category, title, content or None
+
+
+def read_content(given: str | None) -> str:
+    """The given text, or stdin's for None or `-`; empty text is a usage error."""
+    if given not in (None, "-"):
+        return str(given)
     text = stdin_text(required=True, what="content")
     if not text or not text.strip():
         raise UsageError("content is empty")
@@ -20,12 +40,13 @@ def _content(args: argparse.Namespace) -> str:
 
 
 def save(args: argparse.Namespace, app: App) -> int:
+    category, title, content = split_save(args.words)
     body = compact(
         {
             "scope": args.scope,
-            "category": args.category,
-            "title": args.title,
-            "content": _content(args),
+            "category": category,
+            "title": title,
+            "content": read_content(content),
             "tags": split_list(args.tag),
             "type": args.type,
             "metadata": dict(args.meta or []) or None,
@@ -60,6 +81,29 @@ def _render_block(console: Any, payload: dict[str, Any]) -> None:
 def get(args: argparse.Namespace, app: App) -> int:
     payload = app.client().post("/api/manage", {"action": "get", "id": args.id})
     app.out.emit(payload, _render_block)
+    return 0
+
+
+def update(args: argparse.Namespace, app: App) -> int:
+    changes = compact(
+        {
+            "title": args.title,
+            "category": args.category,
+            "content": None if args.content is None else read_content(args.content),
+            "tags": split_list(args.tag) if args.tag is not None else None,
+            "type": args.type,
+            "metadata": dict(args.meta) if args.meta else None,
+        }
+    )
+    if args.tag is not None and "tags" not in changes:
+        changes["tags"] = []  # `--tag ""` clears them
+    if not changes:
+        raise UsageError("nothing to change: give --title, --category, --content, --tag, ...")
+    payload = app.client().post(
+        "/api/manage", {"action": "update", "id": args.id, "fields": changes}
+    )
+    block = payload["block"]
+    app.out.emit(payload, lambda c, p: c.print(f"updated [bold]{block['id']}[/]"))
     return 0
 
 

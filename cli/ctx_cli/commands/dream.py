@@ -4,19 +4,12 @@ from __future__ import annotations
 
 import argparse
 from typing import Any
-from urllib.parse import quote, urlencode
 
-from ctx_cli.commands import App, compact, split_list
+from ctx_cli.commands import App, compact, split_list, with_query
 from ctx_cli.output import fields, table
 
 # `ctx dream enable|disable|throttle` → the server's mode names (dream.models.Mode).
 MODES = {"enable": "on", "disable": "off", "throttle": "throttled"}
-
-
-def with_query(path: str, params: dict[str, Any]) -> str:
-    """`path?a=1&b=2` without the unset parameters; lists become the server's `a,b` form."""
-    flat = {k: ",".join(v) if isinstance(v, list) else v for k, v in compact(params).items()}
-    return f"{path}?{urlencode(flat, quote_via=quote)}" if flat else path
 
 
 def scope_params(args: argparse.Namespace) -> dict[str, Any]:

@@ -22,8 +22,18 @@ def _warn_skipped(out: Output, plan: core.Plan) -> None:
         out.warn(f"skipped {path}: {reason}")
 
 
+def _target(app: App, scope: str | None) -> str:
+    """The state's key: the server and the scope written, the key's home scope named by the
+    server. Scope names carry their tenant (`acme:main`), so two keys of two tenants ingesting
+    one vault never share what was sent. A dry run without a key cannot ask: everything is new.
+    """
+    if scope is None and app.config.key:
+        scope = str(app.client().get("/api/whoami")["home_scope"])
+    return core.target_name(app.config.base_url, scope)
+
+
 def _dry_run(app: App, root: Path, plan: core.Plan, scope: str | None) -> int:
-    target = core.target_name(app.config.base_url, scope)
+    target = _target(app, scope)
     pending = core.pending_items(root, plan, target)
     counts = {s: sum(1 for st, _ in pending if st == s) for s in ("new", "changed")}
     unchanged = len(plan.items) - len(pending)
@@ -67,11 +77,11 @@ def _progress(out: Output, total: int) -> Iterator[Any]:
 
 def _upload(app: App, root: Path, plan: core.Plan, args: argparse.Namespace) -> core.Summary:
     client = app.client()
-    target = core.target_name(client.base_url, args.scope)
+    target = _target(app, args.scope)
     total = len(core.pending_items(root, plan, target))
     with _progress(app.out, total) as advance:
         return core.run_upload(
-            root, plan, client=client, scope=args.scope, batch=args.batch, progress=advance
+            root, plan, target, client=client, scope=args.scope, batch=args.batch, progress=advance
         )
 
 

@@ -15,7 +15,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         sub = parser.add_subparsers(dest="action", required=True)
         create = sub.add_parser("create")
-        create.add_argument("--tenant", required=True)
+        create.add_argument("--tenant", help="the tenant (default: the one --home belongs to)")
         create.add_argument("--name", default="key")
         create.add_argument("--home", required=True, help="home scope (readable and writable)")
         create.add_argument("--read", nargs="*", default=[], help="extra readable scopes")
@@ -24,6 +24,9 @@ class Command(BaseCommand):
             nargs="*",
             default=None,
             help="writable scopes (default: the home scope; none: read-only)",
+        )
+        create.add_argument(
+            "--read-only", action="store_true", help="writes nothing (the same as a bare --write)"
         )
         create.add_argument("--admin", action="store_true")
         create.add_argument("--role", default="member", choices=["owner", "admin", "member"])
@@ -41,21 +44,31 @@ class Command(BaseCommand):
             raise CommandError(f"No tenant named '{opts.get('tenant')}'.") from None
 
     def _create(self, opts: dict[str, Any]) -> None:
+        # A scope is named `<tenant>:<name>`, so the home scope names the tenant.
+        opts["tenant"] = opts["tenant"] or opts["home"].partition(":")[0]
         tenant = Tenant.objects.get(name=opts["tenant"])
         key, raw = services.key_create(
             tenant=tenant,
             name=opts["name"],
             home=opts["home"],
             read=opts["read"],
-            write=opts["write"],
+            write=[] if opts["read_only"] else opts["write"],
             is_admin=opts["admin"],
             role=opts["role"],
         )
-        self.stderr.write(f"created key {key.name} (shown once):")
+        self.stderr.write(
+            f"created API key '{key.name}' (ctx_{key.prefix}_…) in tenant {tenant.name}, "
+            f"role {key.role}, home {key.home_scope.name}, {_scopes(key)}. "
+            "It is shown once; store it now:"
+        )
         self.stdout.write(raw)
 
     def _list(self, opts: dict[str, Any]) -> None:
-        keys = ApiKey.objects.select_related("tenant", "home_scope").order_by("created_at")
+        keys = (
+            ApiKey.objects.select_related("tenant", "home_scope")
+            .prefetch_related("read_scopes", "write_scopes")
+            .order_by("created_at")
+        )
         if opts["tenant"]:
             keys = keys.filter(tenant__name=opts["tenant"])
         for k in keys:
@@ -64,10 +77,18 @@ class Command(BaseCommand):
             admin = " admin" if k.is_admin else ""
             self.stdout.write(
                 f"ctx_{k.prefix}_…  {k.tenant.name:<16} {k.name:<20} "
-                f"home={k.home_scope.name} {k.role}{admin} {state} used={used}"
+                f"home={k.home_scope.name} {k.role}{admin} {state} used={used} {_scopes(k)}"
             )
 
     def _revoke(self, opts: dict[str, Any]) -> None:
         prefix = opts["prefix"].removeprefix("ctx_").split("_")[0]
         key = services.key_revoke(tenant=None, prefix=prefix)
         self.stdout.write(f"revoked {key.name} (ctx_{key.prefix}_…)")
+
+
+def _scopes(key: ApiKey) -> str:
+    """`reads=a,b writes=a` (`writes=-` for a read-only key); a key reads its home scope and
+    every scope it writes besides its extra read scopes."""
+    writes = {s.name for s in key.write_scopes.all()}
+    reads = {key.home_scope.name, *writes, *(s.name for s in key.read_scopes.all())}
+    return f"reads={','.join(sorted(reads))} writes={','.join(sorted(writes)) or '-'}"

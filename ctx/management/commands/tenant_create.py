@@ -4,12 +4,15 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from ctx import services
+from ctx import tenancy
 from ctx.errors import CtxError
 
 
 class Command(BaseCommand):
-    help = "Create a tenant with its '<name>:main' scope and any extra scopes."
+    help = (
+        "Create a tenant with its '<name>:main' scope, any extra scopes and a first owner key "
+        "(printed once, as the API's POST /api/admin/tenants does)."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("name")
@@ -18,10 +21,16 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **opts: Any) -> None:
         try:
-            tenant = services.tenant_create(
+            new = tenancy.new_tenant(
                 name=opts["name"], display_name=opts["display_name"], scopes=opts["scope"]
             )
         except CtxError as exc:
             raise CommandError(exc.message) from None
-        scopes = ", ".join(s.name for s in tenant.scopes.order_by("name"))
-        self.stdout.write(f"created tenant {tenant.name} with scopes: {scopes}")
+        scopes = ", ".join(s.name for s in new.tenant.scopes.order_by("name"))
+        self.stdout.write(f"created tenant {new.tenant.name} with scopes: {scopes}")
+        # The key alone on the last line of stdout, as `keys create` prints it: scripts take it.
+        self.stderr.write(
+            f"its owner key ctx_{new.owner.prefix}_… (role owner, home {new.tenant.name}:main, "
+            "writes every scope) is shown once; store it now:"
+        )
+        self.stdout.write(new.raw_key)

@@ -1,0 +1,93 @@
+"""GET /api/blocks: the readable blocks, newest change first, filtered, a page at a time."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.utils import timezone
+from pytest_django import DjangoAssertNumQueries
+
+from ctx.models import Block
+from tests.conftest import Cast
+
+pytestmark = pytest.mark.django_db
+
+
+def _titles(body: dict[str, Any]) -> list[str]:
+    return [r["title"] for r in body["results"]]
+
+
+def _page(cast: Cast, **params: Any) -> dict[str, Any]:
+    status, body = cast.owner.get("/api/blocks", **params)
+    assert status == 200, body
+    return body
+
+
+def test_it_lists_newest_first_and_pages_with_a_cursor(cast: Cast) -> None:
+    for n in range(7):
+        cast.owner.store(title=f"b{n}", content=f"text {n}")
+    first = _page(cast, limit=3)
+    assert _titles(first) == ["b6", "b5", "b4"] and first["count"] == 3
+    second = _page(cast, limit=3, cursor=first["next_cursor"])
+    third = _page(cast, limit=3, cursor=second["next_cursor"])
+    assert _titles(second) == ["b3", "b2", "b1"] and _titles(third) == ["b0"]
+    assert third["next_cursor"] is None
+    assert set(first["results"][0]) >= {"id", "scope", "category", "preview", "updated_at"}
+
+
+def test_it_breaks_ties_of_the_same_time_by_id(cast: Cast) -> None:
+    ids = [cast.owner.store(title=f"t{n}")["id"] for n in range(5)]
+    Block.objects.filter(pk__in=ids).update(updated_at=timezone.now())  # one instant for all
+    seen: list[str] = []
+    cursor = None
+    while True:
+        body = _page(cast, limit=2, **({"cursor": cursor} if cursor else {}))
+        seen += [r["id"] for r in body["results"]]
+        cursor = body["next_cursor"]
+        if cursor is None:
+            break
+    assert sorted(seen) == sorted(ids) and len(seen) == 5
+
+
+def test_it_filters_by_scope_category_tags_type_and_since(cast: Cast) -> None:
+    cast.owner.store(category="infra", title="Docker", tags=["ops", "prod"])
+    cast.owner.store(category="infra", title="Nginx", tags=["ops"], type="decision")
+    cast.owner.store(category="food", title="Lunch", scope="acme:team")
+    old = cast.owner.store(category="infra", title="Old")
+    Block.objects.filter(pk=old["id"]).update(updated_at=timezone.now() - timedelta(days=30))
+    assert _titles(_page(cast, category="infra")) == ["Nginx", "Docker", "Old"]
+    assert _titles(_page(cast, tags="ops,prod")) == ["Docker"]
+    assert _titles(_page(cast, type="decision")) == ["Nginx"]
+    assert _titles(_page(cast, scope="acme:team")) == ["Lunch"]
+    since = (timezone.now() - timedelta(days=1)).isoformat()
+    assert "Old" not in _titles(_page(cast, since=since))
+
+
+def test_it_shows_only_readable_blocks(cast: Cast) -> None:
+    cast.owner.store(title="acme's")
+    cast.outsider.store(title="globex's")
+    assert _titles(_page(cast)) == ["acme's"]
+    status, body = cast.outsider.get("/api/blocks", scope="acme:main")
+    assert status == 200 and body["results"] == []
+
+
+def test_it_refuses_a_cursor_it_did_not_make(cast: Cast) -> None:
+    status, body = cast.owner.get("/api/blocks", cursor="not-a-cursor")
+    assert status == 400 and body["error"]["code"] == "validation_error"
+    assert "cursor" in body["error"]["message"]
+
+
+def test_it_bounds_the_page(cast: Cast) -> None:
+    status, body = cast.owner.get("/api/blocks", limit=501)
+    assert status == 400 and "limit" in body["error"]["message"]
+
+
+def test_it_reads_a_page_in_a_fixed_number_of_queries(
+    cast: Cast, django_assert_num_queries: DjangoAssertNumQueries
+) -> None:
+    for n in range(20):
+        cast.owner.store(title=f"b{n}")
+    with django_assert_num_queries(3):  # the key, its scopes, the page
+        _page(cast, limit=10)
