@@ -82,13 +82,16 @@ def _parse_uuid(value: str) -> uuid.UUID | None:
         return None
 
 
-def get_block_for(principal: Principal, block_id: str, *, for_update: bool = False) -> Block:
-    """The live block if the principal can read it; NotFound otherwise (same for missing)."""
+def get_block_for(
+    principal: Principal, block_id: str, *, for_update: bool = False, archived: bool = False
+) -> Block:
+    """The live (or, with `archived`, the archived) block if the principal can read it;
+    NotFound otherwise (same for missing)."""
     pk = _parse_uuid(block_id)
     if pk is None:
         raise NotFound()
     qs = Block.objects.select_related("scope").filter(
-        pk=pk, archived=False, scope_id__in=principal.read_scope_ids
+        pk=pk, archived=archived, scope_id__in=principal.read_scope_ids
     )
     block = first_for(qs, for_update=for_update)
     if block is None:
@@ -188,3 +191,32 @@ def get_scoped_for(
     if row is None:
         raise NotFound(missing)
     return row
+
+
+# --- what an operator reaches in the admin (ctx.operators) ------------------------------------
+# Each takes the admin's base queryset (its ordering) and keeps the rows the principal reaches;
+# a server admin's principal reads every scope already (ctx.operators.operator_principal).
+
+
+def in_readable_scopes(principal: Principal, qs: QuerySet[M]) -> QuerySet[M]:
+    """Rows of a scope-owned model (blocks, links, secrets, …) in the readable scopes."""
+    return qs.filter(scope_id__in=principal.read_scope_ids)
+
+
+def visible_tenants(principal: Principal, qs: QuerySet[Tenant]) -> QuerySet[Tenant]:
+    return qs if principal.is_admin else qs.filter(pk=principal.tenant_id)
+
+
+def visible_scopes(principal: Principal, qs: QuerySet[Scope]) -> QuerySet[Scope]:
+    """Scope rows are the tenant's directory: its staff see all of them (names only)."""
+    return qs if principal.is_admin else qs.filter(tenant_id=principal.tenant_id)
+
+
+def visible_keys(principal: Principal, qs: QuerySet[ApiKey]) -> QuerySet[ApiKey]:
+    """The keys `keys_list` would show: the tenant's for its owners and admins, every key
+    for a server admin, none for a member."""
+    from ctx.permissions import can_operate
+
+    if not can_operate(principal):
+        return qs.none()
+    return qs if principal.is_admin else qs.filter(tenant_id=principal.tenant_id)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import Any
 
 from ctx import hooks
 from ctx.errors import NotFound
@@ -86,3 +87,8 @@ def find_secret(name: str, scope_ref: str | None) -> Secret:
 
 def secrets_exist() -> bool:
     return Secret.objects.exists()
+
+
+def visible_audit(principal: Principal, qs: Any) -> Any:
+    """Audit rows of the operator's tenant (the scope is kept as `tenant/scope` text)."""
+    return qs if principal.is_admin else qs.filter(scope__startswith=f"{principal.tenant_name}/")

@@ -116,6 +116,11 @@ class UpdatePayload(TypedDict):
     block: BlockFull
 
 
+class RestorePayload(TypedDict):
+    action: Literal["restored"]
+    block: BlockFull
+
+
 class DeletePayload(TypedDict):
     action: Literal["archived"]
     id: str
