@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import User
 
 from ctx import selectors
 from ctx.errors import CtxError, ErrorCode, Forbidden
@@ -57,8 +58,8 @@ def sign_in(raw_key: str) -> AbstractBaseUser:
     user = identity.user_for_key(principal.key)
     # What the admin's header greets: the key's name and tenant rather than `ctx-key-<prefix>`.
     label = f"{principal.key.name} @ {principal.tenant_name}"[:150]
-    if getattr(user, "first_name", label) != label:
-        user.first_name = label  # type: ignore[attr-defined]
+    if isinstance(user, User) and user.first_name != label:
+        user.first_name = label
         user.save(update_fields=["first_name"])
     return user
 

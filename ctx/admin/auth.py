@@ -30,12 +30,9 @@ class ApiKeyBackend(BaseBackend):
                 request._ctx_sign_in_refusal = exc.message  # type: ignore[attr-defined]
             return None
 
-    def get_user(self, user_id: Any) -> AbstractBaseUser | None:
+    def get_user(self, user_id: Any) -> Any:
         # The key behind the user is checked on every admin request (ctx.admin.site).
-        user: AbstractBaseUser | None = (
-            get_user_model().objects.filter(pk=user_id, is_active=True).first()
-        )
-        return user
+        return get_user_model().objects.filter(pk=user_id, is_active=True).first()
 
 
 class KeyLoginForm(forms.Form):

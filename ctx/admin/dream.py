@@ -58,7 +58,9 @@ class ReviewFilter(admin.SimpleListFilter):
 
 
 def _resolve(principal: Principal, link: Link, action: str) -> dict[str, Any]:
-    return ops.link_resolve(principal, ops.LinkResolveInput.parse({"link": link.pk, "action": action}))
+    return ops.link_resolve(
+        principal, ops.LinkResolveInput.parse({"link": link.pk, "action": action})
+    )
 
 
 @admin.register(Link)
@@ -68,8 +70,18 @@ class LinkAdmin(OperatorAdmin):
     list_filter = (ReviewFilter, "link_class", "origin", "pinned", ScopeFilter)
     list_select_related = ("source", "target", "scope")
     readonly_fields = (
-        "source", "link_class", "target", "scope", "confidence", "raw_confidence", "origin",
-        "pinned", "evidence", "found_by", "created_at", "updated_at",
+        "source",
+        "link_class",
+        "target",
+        "scope",
+        "confidence",
+        "raw_confidence",
+        "origin",
+        "pinned",
+        "evidence",
+        "found_by",
+        "created_at",
+        "updated_at",
     )
     object_actions = {"confirm": ("Confirm (pin)", "confirm")}
     actions = ["confirm_selected", "delete_selected_links"]
@@ -78,7 +90,11 @@ class LinkAdmin(OperatorAdmin):
         return selectors.in_readable_scopes(principal, queryset)
 
     def get_fields(self, request: HttpRequest, obj: Any = None) -> Any:
-        return ("source", "target", "link_class", "confidence") if obj is None else self.readonly_fields
+        return (
+            ("source", "target", "link_class", "confidence")
+            if obj is None
+            else self.readonly_fields
+        )
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         return () if obj is None else self.readonly_fields
@@ -98,7 +114,9 @@ class LinkAdmin(OperatorAdmin):
 
     def delete(self, principal: Principal, link: Link) -> str:
         restored = _resolve(principal, link, "delete")["restored"]
-        return f"Link {link.pk} deleted" + (f"; restored {len(restored)} block(s)." if restored else ".")
+        return f"Link {link.pk} deleted" + (
+            f"; restored {len(restored)} block(s)." if restored else "."
+        )
 
     @admin.action(description="Confirm (pin) selected links")
     def confirm_selected(self, request: HttpRequest, queryset: Any) -> None:
@@ -119,8 +137,16 @@ class GuardFlagAdmin(OperatorAdmin):
     list_filter = ("status", "kind", ScopeFilter)
     list_select_related = ("block", "twin", "scope")
     readonly_fields = (
-        "block", "twin", "scope", "similarity", "kind", "status", "auto", "created_at",
-        "resolved_at", "resolved_by",
+        "block",
+        "twin",
+        "scope",
+        "similarity",
+        "kind",
+        "status",
+        "auto",
+        "created_at",
+        "resolved_at",
+        "resolved_by",
     )
     object_actions = {"archive": ("Archive the block", "archive"), "keep": ("Keep both", "keep")}
     actions = ["archive_selected", "keep_selected"]
@@ -156,8 +182,17 @@ class DreamStateAdmin(OperatorAdmin):
     list_filter = ("last_outcome", ScopeFilter)
     list_select_related = ("block", "scope")
     readonly_fields = (
-        "block", "scope", "next_at", "level", "failures", "cycles", "last_cycle_at",
-        "last_outcome", "claimed_by", "claimed_at", "claim_until",
+        "block",
+        "scope",
+        "next_at",
+        "level",
+        "failures",
+        "cycles",
+        "last_cycle_at",
+        "last_outcome",
+        "claimed_by",
+        "claimed_at",
+        "claim_until",
     )
 
     def visible(self, principal: Principal, queryset: QuerySet[Any]) -> QuerySet[Any]:

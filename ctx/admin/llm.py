@@ -17,13 +17,32 @@ from retrieval.selectors import visible_llm_calls
 @admin.register(LLMCall)
 class LLMCallAdmin(OperatorAdmin):
     server_admins_only = True
-    list_display = ("created_at", "pipeline", "provider", "model", "duration_ms", "tokens_in", "tokens_out", "ok", "error")
+    list_display = (
+        "created_at",
+        "pipeline",
+        "provider",
+        "model",
+        "duration_ms",
+        "tokens_in",
+        "tokens_out",
+        "ok",
+        "error",
+    )
     list_filter = ("ok", "provider", "pipeline")
     date_hierarchy = "created_at"
     search_fields = ("model", "error")
     readonly_fields = (
-        "created_at", "pipeline", "provider", "model", "duration_ms", "tokens_in", "tokens_out",
-        "ok", "error", "prompt", "response",
+        "created_at",
+        "pipeline",
+        "provider",
+        "model",
+        "duration_ms",
+        "tokens_in",
+        "tokens_out",
+        "ok",
+        "error",
+        "prompt",
+        "response",
     )
 
     def visible(self, principal: Principal, queryset: QuerySet[Any]) -> QuerySet[Any]:
@@ -32,4 +51,8 @@ class LLMCallAdmin(OperatorAdmin):
     def get_queryset(self, request: Any) -> QuerySet[Any]:
         # A list page needs no bodies (prompts can be long).
         qs = super().get_queryset(request)
-        return qs if request.resolver_match.url_name.endswith("_change") else qs.defer("prompt", "response")
+        return (
+            qs
+            if request.resolver_match.url_name.endswith("_change")
+            else qs.defer("prompt", "response")
+        )

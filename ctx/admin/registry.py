@@ -4,7 +4,7 @@ API; the actor is the signed-in key), and the read-only audit trail."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, cast
 
 from django import forms
 from django.contrib import admin
@@ -35,7 +35,9 @@ def _json(text: str) -> Any:
 
 
 class OverrideForm(OperationForm):
-    value_json = forms.CharField(label="Value", widget=forms.Textarea(attrs={"rows": 2}), help_text=VALUE_HELP)
+    value_json = forms.CharField(
+        label="Value", widget=forms.Textarea(attrs={"rows": 2}), help_text=VALUE_HELP
+    )
 
     class Meta:
         model = SettingOverride
@@ -68,13 +70,13 @@ class OverrideAddForm(OverrideForm):
         super().__init__(*args, **kwargs)
         p = self.principal
         live = [k.name for k in KNOBS if k.live and (p.is_admin or k.tenant)]
-        self.fields["key"].choices = [(k, k) for k in live]
+        cast(forms.ChoiceField, self.fields["key"]).choices = [(k, k) for k in live]
         tenants = Tenant.objects.order_by("name").values_list("name", flat=True)
         if p.is_admin:
             choices = [(SERVER_WIDE, "(server-wide)")] + [(n, n) for n in tenants]
         else:
             choices = [(p.tenant_name, p.tenant_name)]
-        self.fields["tenant_name"].choices = choices
+        cast(forms.ChoiceField, self.fields["tenant_name"]).choices = choices
 
     def target(self) -> tuple[str, str | None]:
         return self.cleaned_data["key"], self.cleaned_data.get("tenant_name") or None
@@ -82,7 +84,9 @@ class OverrideAddForm(OverrideForm):
     def saved(self) -> SettingOverride:
         key, tenant = self.target()
         qs = SettingOverride.objects.filter(key=key)
-        row: SettingOverride = (qs.filter(tenant__name=tenant) if tenant else qs.filter(tenant=None)).get()
+        row: SettingOverride = (
+            qs.filter(tenant__name=tenant) if tenant else qs.filter(tenant=None)
+        ).get()
         return row
 
 
@@ -100,7 +104,11 @@ class SettingOverrideAdmin(OperatorAdmin):
         return registry_selectors.visible_overrides(principal, queryset)
 
     def get_fields(self, request: HttpRequest, obj: Any = None) -> Any:
-        return ("key", "tenant_name", "value_json") if obj is None else (*self.info_fields, "value_json")
+        return (
+            ("key", "tenant_name", "value_json")
+            if obj is None
+            else (*self.info_fields, "value_json")
+        )
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         return () if obj is None else self.info_fields
@@ -112,10 +120,12 @@ class SettingOverrideAdmin(OperatorAdmin):
         return self._reach(request)
 
     def delete_model(self, request: HttpRequest, obj: SettingOverride) -> None:
-        raw = {"key": obj.key, "tenant": obj.tenant.name if obj.tenant_id else None}
+        raw = {"key": obj.key, "tenant": obj.tenant.name if obj.tenant else None}
         ops.setting_unset(operator(request), ops.KeyInput.parse(raw))
 
-    def get_form(self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any) -> Any:
+    def get_form(
+        self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any
+    ) -> Any:
         form = super().get_form(request, obj, change, **kwargs)
         if obj is not None and "value_json" in form.base_fields:
             form.base_fields["value_json"].initial = json.dumps(obj.value)

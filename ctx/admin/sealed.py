@@ -111,14 +111,20 @@ class SecretAdmin(OperatorAdmin):
     def get_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         if obj is None:
             return ("scope", "name", "value")
-        return (*self.info_fields, "value") if self.has_change_permission(request, obj) else self.info_fields
+        return (
+            (*self.info_fields, "value")
+            if self.has_change_permission(request, obj)
+            else self.info_fields
+        )
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         return () if obj is None else self.info_fields
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         p = operator(request)
-        return super().has_change_permission(request, obj) and (obj is None or p.can_write(obj.scope_id))
+        return super().has_change_permission(request, obj) and (
+            obj is None or p.can_write(obj.scope_id)
+        )
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return self.has_change_permission(request, obj)

@@ -3,7 +3,7 @@ only its prefix exists afterwards."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from django import forms
 from django.contrib import admin, messages
@@ -51,7 +51,7 @@ class TenantAddForm(OperationForm):
         return tenant
 
 
-class ScopeInline(admin.TabularInline):  # type: ignore[type-arg]
+class ScopeInline(admin.TabularInline):
     model = Scope
     extra = 0
     fields = ("name", "description", "created_at")
@@ -132,7 +132,7 @@ class TenantAdmin(OperatorAdmin):
         suspended first, blocks in batches, keys, scopes, the tenant (ctx.tenancy)."""
         tenant = self.get_object(request, object_id)
         if tenant is None:
-            return self._get_obj_does_not_exist_redirect(request, self.opts, object_id)
+            return self.missing(request, object_id)
         if not self.has_delete_permission(request, tenant):
             self.message_user(request, "You cannot delete this tenant.", messages.ERROR)
             return HttpResponseRedirect(self.after_action_url("delete", tenant))
@@ -149,7 +149,9 @@ class TenantAdmin(OperatorAdmin):
 
     def _delete(self, request: HttpRequest, tenant: Tenant) -> HttpResponse:
         try:
-            payload = ops.tenant_delete(operator(request), ops.TenantInput.parse({"name": tenant.name}))
+            payload = ops.tenant_delete(
+                operator(request), ops.TenantInput.parse({"name": tenant.name})
+            )
         except CtxError as exc:
             self.message_user(request, exc.message, messages.ERROR)
             return HttpResponseRedirect(self.after_action_url("delete", tenant))
@@ -159,7 +161,9 @@ class TenantAdmin(OperatorAdmin):
 
 
 def _tenant_counts(tenant: Tenant) -> dict[str, int]:
-    keys = ApiKey.objects.filter(tenant=tenant).aggregate(n=Count("id"), live=Count("id", Q(active=True)))
+    keys = ApiKey.objects.filter(tenant=tenant).aggregate(
+        n=Count("id"), live=Count("id", Q(active=True))
+    )
     return {
         "blocks": Block.objects.filter(scope__tenant=tenant).count(),
         "scopes": Scope.objects.filter(tenant=tenant).count(),
@@ -182,7 +186,9 @@ class ScopeAddForm(OperationForm):
         return ops.scope_create(principal, ops.ScopeCreateInput.parse(raw))
 
     def saved(self) -> Scope:
-        scope: Scope = Scope.objects.get(tenant_id=self.principal.tenant_id, name=self.result["name"])
+        scope: Scope = Scope.objects.get(
+            tenant_id=self.principal.tenant_id, name=self.result["name"]
+        )
         return scope
 
 
@@ -227,7 +233,11 @@ class KeyScopesForm(OperationForm):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         p = self.principal
-        ids = p.read_scope_ids if p.is_admin else Scope.objects.filter(tenant_id=p.tenant_id).values_list("pk", flat=True)
+        ids = (
+            p.read_scope_ids
+            if p.is_admin
+            else Scope.objects.filter(tenant_id=p.tenant_id).values_list("pk", flat=True)
+        )
         offer_scopes(self, p, ids)
 
 
@@ -247,13 +257,17 @@ class KeyAddForm(KeyScopesForm):
         if not self.principal.is_admin:
             names = names.filter(pk=self.principal.tenant_id)
             self.fields.pop("is_admin", None)
-        self.fields["tenant_name"].choices = [(n, n) for n in names]
+        cast(forms.ChoiceField, self.fields["tenant_name"]).choices = [(n, n) for n in names]
         self.fields["tenant_name"].initial = self.principal.tenant_name
-        self.fields["home_scope"].help_text = "Default: the first writable scope, else <tenant>:main."
+        self.fields[
+            "home_scope"
+        ].help_text = "Default: the first writable scope, else <tenant>:main."
 
     def operate(self, principal: Principal) -> Any:
         data = self.cleaned_data
-        tenant = Tenant.objects.filter(name=data.get("tenant_name") or principal.tenant_name).first()
+        tenant = Tenant.objects.filter(
+            name=data.get("tenant_name") or principal.tenant_name
+        ).first()
         target = tenant or Tenant.objects.get(pk=principal.tenant_id)
         write = [] if data.get("read_only") else _names(principal, target, data["write_scopes"])
         home = data.get("home_scope")
@@ -318,11 +332,30 @@ class TenantFilter(admin.SimpleListFilter):
 class ApiKeyAdmin(OperatorAdmin):
     add_form = KeyAddForm
     change_form = KeyChangeForm
-    list_display = ("name", "masked", "tenant", "home_scope", "role", "is_admin", "active", "last_used_at")
+    list_display = (
+        "name",
+        "masked",
+        "tenant",
+        "home_scope",
+        "role",
+        "is_admin",
+        "active",
+        "last_used_at",
+    )
     list_filter = ("active", "role", "is_admin", TenantFilter)
     search_fields = ("name", "prefix")
     list_select_related = ("tenant", "home_scope")
-    info_fields = ("name", "masked", "tenant", "role", "is_admin", "active", "created_at", "last_used_at", "revoked_at")
+    info_fields = (
+        "name",
+        "masked",
+        "tenant",
+        "role",
+        "is_admin",
+        "active",
+        "created_at",
+        "last_used_at",
+        "revoked_at",
+    )
     object_actions = {"revoke": ("Revoke", "revoke")}
     actions = ["revoke_selected"]
 
@@ -335,7 +368,16 @@ class ApiKeyAdmin(OperatorAdmin):
 
     def get_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         if obj is None:
-            fields = ["name", "tenant_name", "role", "is_admin", "home_scope", "read_scopes", "write_scopes", "read_only"]
+            fields = [
+                "name",
+                "tenant_name",
+                "role",
+                "is_admin",
+                "home_scope",
+                "read_scopes",
+                "write_scopes",
+                "read_only",
+            ]
             return fields if operator(request).is_admin else [f for f in fields if f != "is_admin"]
         return (*self.info_fields, "home_scope", "read_scopes", "write_scopes")
 

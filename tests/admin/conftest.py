@@ -12,10 +12,14 @@ from playwright.sync_api import Page
 
 from ctx import services
 from ctx.models import ApiKey, Block, Tenant
-from ctx.services import BlockInput, block_upsert
 from ctx.selectors import principal_from_key
+from ctx.services import BlockInput, block_upsert
 from tests.support.browser import save_screenshots
 from tests.support.live import LiveServer
+
+# Django's own words for a row that is not there (or not the operator's), apostrophe included.
+MISSING = "doesn\u2019t exist"
+NOT_THERE = "{model} with ID \u201c<id>\u201d doesn\u2019t exist. Perhaps it was deleted?"
 
 
 @dataclass
@@ -34,12 +38,16 @@ def make_keys() -> Keys:
     ops = services.tenant_create(name="ops")
     acme = services.tenant_create(name="acme", scopes=["acme:team"])
     globex = services.tenant_create(name="globex")
-    _, root = services.key_create(tenant=ops, name="root", home="ops:main", is_admin=True, role="owner")
+    _, root = services.key_create(
+        tenant=ops, name="root", home="ops:main", is_admin=True, role="owner"
+    )
     owner_key, owner = services.key_create(
         tenant=acme, name="owner", home="acme:main", write=["acme:main", "acme:team"], role="owner"
     )
     _, member = services.key_create(tenant=acme, name="member", home="acme:main")
-    boss_key, boss = services.key_create(tenant=globex, name="boss", home="globex:main", role="owner")
+    boss_key, boss = services.key_create(
+        tenant=globex, name="boss", home="globex:main", role="owner"
+    )
     return Keys(acme, globex, root, owner, member, boss, owner_key, boss_key)
 
 

@@ -10,7 +10,7 @@ import pytest
 from playwright.sync_api import Page
 
 from ctx.models import ApiKey
-from tests.admin.conftest import Keys, block, browser_sign_in, rows, shot
+from tests.admin.conftest import NOT_THERE, Keys, block, browser_sign_in, rows, shot
 from tests.support.live import LiveServer
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -44,10 +44,12 @@ def test_it_hides_another_tenants_blocks_in_list_search_and_by_id(
     shot(page, "isolation-block-search")
 
     unknown = uuid.uuid4()
-    foreign_page = _missing_message(page, live, f"/admin/ctx/block/{foreign.pk}/change/", foreign.pk)
+    foreign_page = _missing_message(
+        page, live, f"/admin/ctx/block/{foreign.pk}/change/", foreign.pk
+    )
     shot(page, "isolation-block-by-id")
     missing_page = _missing_message(page, live, f"/admin/ctx/block/{unknown}/change/", unknown)
-    assert foreign_page == missing_page == "Block with ID “<id>” doesn’t exist. Perhaps it was deleted?"
+    assert foreign_page == missing_page == NOT_THERE.format(model="Block")
 
 
 def test_it_hides_another_tenants_keys_in_list_search_and_by_id(
@@ -62,11 +64,11 @@ def test_it_hides_another_tenants_keys_in_list_search_and_by_id(
     page.goto(live.url + "/admin/ctx/apikey/?q=boss")
     assert rows(page) == []
 
-    missing = ApiKey.objects.order_by("-pk").first().pk + 1000
+    missing = max(ApiKey.objects.values_list("pk", flat=True)) + 1000
     boss = keys.boss_key.pk
     foreign_page = _missing_message(page, live, f"/admin/ctx/apikey/{boss}/change/", boss)
     missing_page = _missing_message(page, live, f"/admin/ctx/apikey/{missing}/change/", missing)
-    assert foreign_page == missing_page == "Api key with ID “<id>” doesn’t exist. Perhaps it was deleted?"
+    assert foreign_page == missing_page == NOT_THERE.format(model="Api key")
     # A revoke posted for the foreign key by id changes nothing.
     page.goto(live.url + "/admin/ctx/apikey/")
     token = page.locator("input[name=csrfmiddlewaretoken]").first.input_value()
