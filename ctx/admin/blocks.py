@@ -12,7 +12,7 @@ from django import forms
 from django.contrib import admin
 from django.contrib.admin.views.main import ChangeList
 from django.contrib.postgres.search import SearchQuery
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Q, QuerySet
 from django.db.models.functions import Left
 from django.http import HttpRequest
 from django.urls import reverse
@@ -33,9 +33,20 @@ from ctx.admin.site import operator
 from ctx.models import Block, Sensitivity
 from ctx.ops import blocks as ops
 from ctx.principal import Principal
+from ctx.selectors import int_pk
 from dream.models import Link
 
-EDITABLE = ("category", "title", "content", "tags", "type", "sensitivity", "valid_from", "valid_to", "metadata")
+EDITABLE = (
+    "category",
+    "title",
+    "content",
+    "tags",
+    "type",
+    "sensitivity",
+    "valid_from",
+    "valid_to",
+    "metadata",
+)
 PREVIEW_CHARS = 120
 MASKED = "credentials-level content hidden"
 CHAIN_HOPS = 10  # how far the "superseded by" chain is followed on a change page
@@ -108,20 +119,21 @@ class BlockChangeForm(BlockForm):
 
 
 class CategoryFilter(admin.SimpleListFilter):
-    """The most used categories of the operator's live blocks (a long tail stays searchable)."""
+    """Categories of the chosen scope, or of every readable scope while they are few (one
+    index probe per scope and category: a server of many scopes lists them per scope)."""
 
     title = "category"
     parameter_name = "category"
-    shown = 30
+    shown = 100
+    scopes_at_most = 50
 
     def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
-        rows = (
-            selectors.in_readable_scopes(operator(request), Block.objects.live())
-            .values_list("category")
-            .annotate(n=Count("id"))
-            .order_by("-n", "category")[: self.shown]
-        )
-        return [(c, f"{c} ({n})") for c, n in rows]
+        p = operator(request)
+        chosen = int_pk(request.GET.get(ScopeFilter.parameter_name))
+        scope_ids = [chosen] if chosen in p.read_scope_ids else sorted(p.read_scope_ids)
+        if len(scope_ids) > self.scopes_at_most:
+            return []
+        return [(c, c) for c in selectors.category_names(p, scope_ids, limit=self.shown)]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
         return queryset.filter(category=self.value()) if self.value() else queryset
@@ -140,16 +152,39 @@ class BlockChangeList(ChangeList):
 class BlockAdmin(OperatorAdmin):
     add_form = BlockAddForm
     change_form = BlockChangeForm
-    list_display = ("title", "category", "scope_name", "type", "lifecycle", "sensitivity", "preview", "archived", "updated_at")
+    list_display = (
+        "title",
+        "category",
+        "scope_name",
+        "type",
+        "lifecycle",
+        "sensitivity",
+        "preview",
+        "archived",
+        "updated_at",
+    )
     list_filter = (ScopeFilter, CategoryFilter, "type", "lifecycle", "sensitivity", "archived")
     search_fields = ("title",)  # shows the box; get_search_results decides what matches
     search_help_text = "Words of the title or content (English full text), or a block id."
     ordering = ("-updated_at",)
     list_per_page = 50
+    show_facets = admin.ShowFacets.NEVER  # a count per filter choice over every visible block
     derived = (
-        "id", "scope_name", "lifecycle", "content_hash", "embedded", "embed_model", "quality",
-        "content_times", "superseded_by_link", "source", "source_time", "archived",
-        "created_at", "updated_at",
+        "id",
+        "tenant",
+        "scope_name",
+        "lifecycle",
+        "content_hash",
+        "embedded",
+        "embed_model",
+        "quality",
+        "content_times",
+        "superseded_by_link",
+        "source",
+        "source_time",
+        "archived",
+        "created_at",
+        "updated_at",
     )
     related = ("supersession", "links")
     object_actions = {"archive": ("Archive", "archive"), "restore": ("Restore", "restore")}
@@ -199,7 +234,17 @@ class BlockAdmin(OperatorAdmin):
 
     @admin.display(description="scope", ordering="scope__name")
     def scope_name(self, obj: Block) -> str:
-        return f"{obj.scope.tenant.name}/{obj.scope.name}"
+        return obj.scope.name
+
+    @admin.display(description="tenant")
+    def tenant(self, obj: Block) -> str:
+        return obj.scope.tenant.name
+
+    def get_list_display(self, request: HttpRequest) -> Any:
+        shown = list(self.list_display)
+        if operator(request).is_admin:  # every tenant's blocks: say whose
+            shown.insert(shown.index("scope_name"), "tenant")
+        return shown
 
     @admin.display(description="content")
     def preview(self, obj: Block) -> str | SafeString:
@@ -215,13 +260,14 @@ class BlockAdmin(OperatorAdmin):
 
     @admin.display(description="superseded by")
     def superseded_by_link(self, obj: Block) -> str | SafeString:
-        return _block_link(obj.superseded_by) if obj.superseded_by_id else "-"
+        return _block_link(obj.superseded_by) if obj.superseded_by else "-"
 
     @admin.display(description="supersession chain")
     def supersession(self, obj: Block) -> SafeString:
         """Newer versions (following `superseded_by`) and the blocks this one superseded.
         Supersession stays within a scope, which the operator reads (this block is shown)."""
-        newer, seen, current = [], {obj.pk}, obj
+        newer: list[Block] = []
+        seen, current = {obj.pk}, obj
         while current.superseded_by_id and len(newer) < CHAIN_HOPS:
             nxt = Block.objects.filter(pk=current.superseded_by_id, scope_id=obj.scope_id).first()
             if nxt is None or nxt.pk in seen:
@@ -233,7 +279,9 @@ class BlockAdmin(OperatorAdmin):
         rows = [("newer", b) for b in newer] + [("superseded", b) for b in older]
         if not rows:
             return format_html("{}", "-")
-        return _table(("", "block", "lifecycle"), ((k, _block_link(b), b.lifecycle) for k, b in rows))
+        return _table(
+            ("", "block", "lifecycle"), ((k, _block_link(b), b.lifecycle) for k, b in rows)
+        )
 
     @admin.display(description="links")
     def links(self, obj: Block) -> SafeString:
