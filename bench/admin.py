@@ -71,7 +71,7 @@ def seed(blocks: int) -> dict[str, Any]:
     from ctx.models import Scope
 
     bench = services.tenant_create(name="bench", scopes=[s for s in SCOPES if s != "bench:main"])
-    other = services.tenant_create(name="other")
+    services.tenant_create(name="other")  # a tenth more blocks the owner must not see
     ops = services.tenant_create(name="ops")
     _, owner = services.key_create(
         tenant=bench, name="owner", home="bench:main", write=list(SCOPES), role="owner"
@@ -149,8 +149,14 @@ def pages(seeded: dict[str, Any], sample: list[str], blocks: int) -> dict[str, l
         "list ?type&lifecycle&sensitivity": [
             f"{listing}?type__exact=note&lifecycle__exact=knowledge&sensitivity__exact=internal"
         ],
-        "list ?scope&category&archived": [f"{listing}?scope={main}&category=cat3&archived__exact=0"],
-        "list ?q (full text)": [f"{listing}?q=recipe", f"{listing}?q=flight", f"{listing}?q=doctor"],
+        "list ?scope&category&archived": [
+            f"{listing}?scope={main}&category=cat3&archived__exact=0"
+        ],
+        "list ?q (full text)": [
+            f"{listing}?q=recipe",
+            f"{listing}?q=flight",
+            f"{listing}?q=doctor",
+        ],
         "list, a deep page": [f"{listing}?p={deep}"],
         "change page": [f"/admin/ctx/block/{pk}/change/" for pk in sample],
     }
@@ -202,7 +208,8 @@ def timed(seeded: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
         resp = client.post("/admin/login/", {"api_key": seeded[who]})
         assert resp.status_code == 302, resp.content[:500]
         results[who] = {
-            name: measure(client, urls, args.repeat) for name, urls in pages(seeded, sample, args.blocks).items()
+            name: measure(client, urls, args.repeat)
+            for name, urls in pages(seeded, sample, args.blocks).items()
         }
     results["load_after"] = load()
     return results
@@ -228,7 +235,11 @@ def main() -> None:
         f"admin {p50['root']} ms; slowest p95 {worst[0]} ms ({worst[1]}), {verdict} the "
         f"{TARGET_MS:.0f} ms target; load {result['load_before']} -> {result['load_after']}"
     )
-    emit({"blocks": args.blocks, "repeat": args.repeat, "target_ms": TARGET_MS, **result}, summary, args.out)
+    emit(
+        {"blocks": args.blocks, "repeat": args.repeat, "target_ms": TARGET_MS, **result},
+        summary,
+        args.out,
+    )
 
 
 if __name__ == "__main__":

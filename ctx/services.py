@@ -338,9 +338,7 @@ UPDATABLE = (
 @transaction.atomic
 def block_update(*, principal: Principal, block_id: str, fields: dict[str, Any]) -> Block:
     """Change only the given fields; the same 404 for missing and unreadable blocks."""
-    block = get_block_for(principal, block_id, for_update=True)
-    if not principal.can_write(block.scope_id):
-        raise Forbidden(FORBIDDEN_SCOPE_MESSAGE)
+    block = get_block_for(principal, block_id, write=True)
     data = BlockInput(
         category=fields.get("category", block.category),
         title=fields.get("title", block.title),
@@ -369,9 +367,7 @@ def block_update(*, principal: Principal, block_id: str, fields: dict[str, Any])
 @transaction.atomic
 def block_archive(*, principal: Principal, block_id: str) -> Block:
     """Archive (soft-delete) a block the principal can write."""
-    block = get_block_for(principal, block_id, for_update=True)
-    if not principal.can_write(block.scope_id):
-        raise Forbidden(FORBIDDEN_SCOPE_MESSAGE)
+    block = get_block_for(principal, block_id, write=True)
     block.archived = True
     block.save(update_fields=["archived", "updated_at"])
     return block
@@ -381,9 +377,7 @@ def block_archive(*, principal: Principal, block_id: str) -> Block:
 def block_restore(*, principal: Principal, block_id: str) -> Block:
     """Bring an archived block back. Its derived fields are computed again and a new embedding
     is queued (dream schedules the block once it is embedded, as after any change)."""
-    block = get_block_for(principal, block_id, for_update=True, archived=True)
-    if not principal.can_write(block.scope_id):
-        raise Forbidden(FORBIDDEN_SCOPE_MESSAGE)
+    block = get_block_for(principal, block_id, write=True, archived=True)
     data = BlockInput(
         category=block.category,
         title=block.title,

@@ -24,6 +24,7 @@ from django.urls import path, reverse
 from ctx.admin.site import operator, principal_of
 from ctx.errors import CtxError
 from ctx.models import Scope
+from ctx.permissions import is_server_admin
 from ctx.principal import Principal
 from ctx.selectors import int_pk
 
@@ -143,7 +144,7 @@ class OperatorAdmin(admin.ModelAdmin):
 
     def _reach(self, request: HttpRequest) -> bool:
         p = principal_of(request)
-        return p is not None and (p.is_admin or not self.server_admins_only)
+        return p is not None and (is_server_admin(p) or not self.server_admins_only)
 
     def has_module_permission(self, request: HttpRequest) -> bool:
         return self._reach(request)

@@ -32,6 +32,7 @@ from ctx.admin.base import (
 from ctx.admin.site import operator
 from ctx.models import Block, Sensitivity
 from ctx.ops import blocks as ops
+from ctx.permissions import is_server_admin
 from ctx.principal import Principal
 from ctx.selectors import int_pk
 from dream.models import Link
@@ -242,7 +243,7 @@ class BlockAdmin(OperatorAdmin):
 
     def get_list_display(self, request: HttpRequest) -> Any:
         shown = list(self.list_display)
-        if operator(request).is_admin:  # every tenant's blocks: say whose
+        if is_server_admin(operator(request)):  # every tenant's blocks: say whose
             shown.insert(shown.index("scope_name"), "tenant")
         return shown
 

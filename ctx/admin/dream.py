@@ -6,12 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
-from django.conf import settings
 from django.contrib import admin
 from django.db.models import Q, QuerySet
 from django.http import HttpRequest
 
-from ctx import selectors
+from ctx import knobs, selectors
 from ctx.admin.base import OperationForm, OperatorAdmin, ScopeFilter
 from ctx.admin.site import operator
 from ctx.principal import Principal
@@ -51,7 +50,7 @@ class ReviewFilter(admin.SimpleListFilter):
     def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
         if self.value() != "wanted":
             return queryset
-        below = settings.CTX["CTX_DREAM_REVIEW_BELOW"]
+        below = knobs.value("CTX_DREAM_REVIEW_BELOW")  # as dream.operations.review
         return queryset.filter(origin=LinkOrigin.DREAM, pinned=False).filter(
             Q(link_class=LinkClass.SUPERSEDES) | Q(confidence__lt=below)
         )

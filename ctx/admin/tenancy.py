@@ -25,6 +25,7 @@ from ctx.admin.site import operator
 from ctx.errors import CtxError
 from ctx.models import ApiKey, Block, Scope, Tenant
 from ctx.ops import tenancy as ops
+from ctx.permissions import is_server_admin
 from ctx.principal import Principal
 
 # --- tenants -----------------------------------------------------------------------------------
@@ -87,21 +88,25 @@ class TenantAdmin(OperatorAdmin):
         return () if obj is None else self.readonly_fields
 
     def has_add_permission(self, request: HttpRequest) -> bool:
-        return super().has_add_permission(request) and operator(request).is_admin
+        return super().has_add_permission(request) and is_server_admin(operator(request))
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         p = operator(request)
-        return p.is_admin and (obj is None or obj.pk != p.tenant_id)
+        return is_server_admin(p) and (obj is None or obj.pk != p.tenant_id)
 
     def offers(self, verb: str, obj: Any) -> bool:
         wanted = Tenant.Status.ACTIVE if verb == "suspend" else Tenant.Status.SUSPENDED
         return bool(obj.status == wanted)
 
     def offered_actions(self, request: HttpRequest, object_id: str) -> list[tuple[str, str]]:
-        return super().offered_actions(request, object_id) if operator(request).is_admin else []
+        return (
+            super().offered_actions(request, object_id)
+            if is_server_admin(operator(request))
+            else []
+        )
 
     def get_actions(self, request: HttpRequest) -> Any:
-        return super().get_actions(request) if operator(request).is_admin else {}
+        return super().get_actions(request) if is_server_admin(operator(request)) else {}
 
     def response_add(self, request: HttpRequest, obj: Any, post_url_continue: Any = None) -> Any:
         owner_key = result_of(request)["owner_key"]
@@ -235,7 +240,7 @@ class KeyScopesForm(OperationForm):
         p = self.principal
         ids = (
             p.read_scope_ids
-            if p.is_admin
+            if is_server_admin(p)
             else Scope.objects.filter(tenant_id=p.tenant_id).values_list("pk", flat=True)
         )
         offer_scopes(self, p, ids)
@@ -254,7 +259,7 @@ class KeyAddForm(KeyScopesForm):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         names = Tenant.objects.order_by("name").values_list("name", flat=True)
-        if not self.principal.is_admin:
+        if not is_server_admin(self.principal):
             names = names.filter(pk=self.principal.tenant_id)
             self.fields.pop("is_admin", None)
         cast(forms.ChoiceField, self.fields["tenant_name"]).choices = [(n, n) for n in names]
@@ -320,7 +325,7 @@ class TenantFilter(admin.SimpleListFilter):
     parameter_name = "tenant"
 
     def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
-        if not operator(request).is_admin:
+        if not is_server_admin(operator(request)):
             return []
         return [(n, n) for n in Tenant.objects.order_by("name").values_list("name", flat=True)]
 
@@ -378,7 +383,11 @@ class ApiKeyAdmin(OperatorAdmin):
                 "write_scopes",
                 "read_only",
             ]
-            return fields if operator(request).is_admin else [f for f in fields if f != "is_admin"]
+            return (
+                fields
+                if is_server_admin(operator(request))
+                else [f for f in fields if f != "is_admin"]
+            )
         return (*self.info_fields, "home_scope", "read_scopes", "write_scopes")
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:

@@ -7,9 +7,10 @@ import numpy as np
 import pytest
 from playwright.sync_api import Page
 
-from ctx.models import Block, BlockChunk, TemporalAnchor
+from ctx.models import Block
 from ctx.services import content_hash
 from retrieval import indexing
+from retrieval.models import BlockChunk, TemporalAnchor
 from tests.admin.conftest import Keys, block, browser_sign_in, rows, shot
 from tests.support.axe import assert_accessible
 from tests.support.live import LiveServer

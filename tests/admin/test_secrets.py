@@ -9,7 +9,7 @@ import pytest
 from django.conf import LazySettings
 
 from ctx.models import Scope
-from ctx.registry.models import SettingOverride
+from ctx.overrides.models import SettingOverride
 from secrets.models import Secret, SecretAudit
 from tests.admin.conftest import Keys, sign_in
 from tests.secrets.conftest import KEY_A, VALUE, make_secret, use_keys

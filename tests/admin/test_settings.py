@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from ctx.registry import resolver
-from ctx.registry.models import SettingAudit, SettingOverride
+from ctx.overrides import resolver
+from ctx.overrides.models import SettingAudit, SettingOverride
 from tests.admin.conftest import Keys, sign_in
 
 pytestmark = pytest.mark.django_db

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('ctx', '0011_temporalanchor_scope'),
+        ('ctx', '0013_retrieval_models_move_out'),
     ]
 
     operations = [

@@ -13,12 +13,12 @@ from django.http import HttpRequest
 
 from ctx.admin.base import OperationForm, OperatorAdmin
 from ctx.admin.site import operator
-from ctx.config import KNOBS
 from ctx.models import Tenant
+from ctx.overrides import operations as ops
+from ctx.overrides import selectors as override_selectors
+from ctx.overrides.models import SettingAudit, SettingOverride
+from ctx.permissions import is_server_admin
 from ctx.principal import Principal
-from ctx.registry import operations as ops
-from ctx.registry import selectors as registry_selectors
-from ctx.registry.models import SettingAudit, SettingOverride
 
 SERVER_WIDE = ""
 VALUE_HELP = (
@@ -69,10 +69,10 @@ class OverrideAddForm(OverrideForm):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         p = self.principal
-        live = [k.name for k in KNOBS if k.live and (p.is_admin or k.tenant)]
+        live = [k.name for k in override_selectors.visible_knobs(p) if k.live]
         cast(forms.ChoiceField, self.fields["key"]).choices = [(k, k) for k in live]
         tenants = Tenant.objects.order_by("name").values_list("name", flat=True)
-        if p.is_admin:
+        if is_server_admin(p):
             choices = [(SERVER_WIDE, "(server-wide)")] + [(n, n) for n in tenants]
         else:
             choices = [(p.tenant_name, p.tenant_name)]
@@ -101,7 +101,7 @@ class SettingOverrideAdmin(OperatorAdmin):
     info_fields = ("key", "tenant", "value", "updated_by", "updated_at")
 
     def visible(self, principal: Principal, queryset: QuerySet[Any]) -> QuerySet[Any]:
-        return registry_selectors.visible_overrides(principal, queryset)
+        return override_selectors.visible_overrides(principal, queryset)
 
     def get_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         return (
@@ -114,7 +114,11 @@ class SettingOverrideAdmin(OperatorAdmin):
         return () if obj is None else self.info_fields
 
     def get_changeform_initial_data(self, request: HttpRequest) -> dict[str, Any]:
-        return {"tenant_name": "" if operator(request).is_admin else operator(request).tenant_name}
+        return {
+            "tenant_name": ""
+            if is_server_admin(operator(request))
+            else operator(request).tenant_name
+        }
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return self._reach(request)
@@ -140,4 +144,4 @@ class SettingAuditAdmin(OperatorAdmin):
     readonly_fields = ("at", "action", "key", "tenant", "actor", "old", "new")
 
     def visible(self, principal: Principal, queryset: QuerySet[Any]) -> QuerySet[Any]:
-        return registry_selectors.visible_audit(principal, queryset)
+        return override_selectors.visible_audit(principal, queryset)
