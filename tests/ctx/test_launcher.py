@@ -111,7 +111,9 @@ def _sign_in_to_the_admin(url: str, key: str) -> None:
     with httpx.Client(base_url=url, timeout=30) as c:
         c.get("/admin/login/")
         token = c.cookies["csrftoken"]
-        signed = c.post("/admin/login/", data={"api_key": key, "csrfmiddlewaretoken": token})
+        # What the login form posts (its hidden `next` field, which the admin sets to /admin/).
+        form = {"api_key": key, "csrfmiddlewaretoken": token, "next": "/admin/"}
+        signed = c.post("/admin/login/", data=form)
         assert signed.status_code == 302 and signed.headers["location"] == "/admin/"
         assert c.get("/admin/ctx/block/").status_code == 200
 
