@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from django.contrib import admin
+from django.contrib.auth.models import User
 from django.http import HttpRequest, HttpResponse
 from django.test import RequestFactory
 
@@ -29,7 +30,9 @@ def _context_in_a_view(raw_key: str) -> rls_context.Context:
         return HttpResponse("ok")
 
     request = RequestFactory().get("/admin/ctx/block/")
-    request.user = operators.sign_in(raw_key)
+    user = operators.sign_in(raw_key)
+    assert isinstance(user, User)
+    request.user = user
     request.session = {}  # type: ignore[assignment]
     response = admin.site.admin_view(view)(request)
     assert response.status_code == 200 and len(seen) == 1
