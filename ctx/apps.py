@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from django.apps import AppConfig
+from django.contrib.admin.apps import SimpleAdminConfig
 
 
 class CtxConfig(AppConfig):
@@ -27,3 +28,17 @@ class CtxConfig(AppConfig):
         from ctx.overrides.selectors import secret_references
 
         hooks.SECRET_REFERENCES.register(secret_references)
+
+
+class OperatorAdminConfig(SimpleAdminConfig):
+    """django.contrib.admin with the operators' site (key sign-in, row-level security).
+
+    No autodiscovery: only ctx's own pages are offered. Other apps' `admin` modules (the
+    OAuth toolkit's, auth's users and groups) would write models directly, outside the
+    operations and the operator's reach."""
+
+    default_site = "ctx.admin.site.OperatorSite"
+
+    def ready(self) -> None:
+        super().ready()
+        from ctx.admin import pages  # noqa: F401 - registers the pages

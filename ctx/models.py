@@ -239,6 +239,9 @@ class Block(models.Model):
                 fields=["scope", "updated_at"],
                 name="block_scope_updated",
             ),
+            # The admin's block list across several scopes, newest first (ties by id): without
+            # it every page sorted all of the operator's rows (330-580 ms at 100k blocks).
+            models.Index(fields=["updated_at", "id"], name="block_updated_id"),
         ]
 
     def __str__(self) -> str:

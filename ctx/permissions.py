@@ -37,6 +37,12 @@ def require_tier(principal: Principal) -> None:
         raise refuse()
 
 
+def can_operate(principal: Principal) -> bool:
+    """May the caller sign in to the operators' admin? Tenant admins and up (a member manages
+    nothing there)."""
+    return rank(principal) >= ADMIN
+
+
 def is_server_admin(principal: Principal) -> bool:
     """Server admins reach every tenant (tenants, keys, OAuth clients, server-wide settings)."""
     return rank(principal) >= SERVER_ADMIN

@@ -8,12 +8,14 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
+from django.db import connection
 from django.db.models import Count, Exists, Model, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from ctx import keys
 from ctx.errors import FORBIDDEN_SCOPE_MESSAGE, CtxError, Forbidden, NotFound, ValidationFailed
 from ctx.models import ApiKey, Block, BlockType, Scope, Tenant
+from ctx.permissions import can_operate, is_server_admin
 from ctx.principal import Principal
 from ctx.trust import allowed_levels
 
@@ -120,16 +122,19 @@ def _pk_by_prefix(principal: Principal, text: str) -> uuid.UUID | None:
     return found[0] if found else None
 
 
-def get_block_for(principal: Principal, block_id: str, *, write: bool = False) -> Block:
-    """The live block if the principal can read it; NotFound otherwise (same for missing).
-    With `write` the row is locked and a block the principal may only read is Forbidden.
-    `block_id` may be the start of an id when it names one readable block."""
+def get_block_for(
+    principal: Principal, block_id: str, *, write: bool = False, archived: bool = False
+) -> Block:
+    """The live (or, with `archived`, the archived) block if the principal can read it;
+    NotFound otherwise (same for missing). With `write` the row is locked and a block the
+    principal may only read is Forbidden. `block_id` may be the start of an id when it names
+    one readable live block."""
     pk = _parse_uuid(block_id) or _pk_by_prefix(principal, block_id)
     if pk is None:
         raise NotFound()
     qs = (
         Block.objects.select_related("scope")
-        .filter(pk=pk, archived=False)
+        .filter(pk=pk, archived=archived)
         .in_scopes(principal.read_scope_ids)
     )
     return row_for(principal, qs, write=write, missing=NotFound())
@@ -200,6 +205,34 @@ def categories(principal: Principal, scope_ids: list[int]) -> list[dict[str, Any
     return [{"category": r["category"], "count": r["count"]} for r in rows]
 
 
+# One index probe per (scope, category) on block_scope_category, never a count over the
+# scopes' blocks: counting every category of 100k blocks took 70-370 ms, this 2 ms.
+_CATEGORY_NAMES = """
+SELECT DISTINCT c.category FROM unnest(%(scopes)s::bigint[]) AS s(id)
+CROSS JOIN LATERAL (
+    WITH RECURSIVE r(category) AS (
+        (SELECT b.category FROM ctx_block b WHERE b.scope_id = s.id ORDER BY b.category LIMIT 1)
+        UNION ALL
+        SELECT (SELECT b.category FROM ctx_block b
+                WHERE b.scope_id = s.id AND b.category > r.category
+                ORDER BY b.category LIMIT 1)
+        FROM r WHERE r.category IS NOT NULL
+    )
+    SELECT r.category FROM r WHERE r.category IS NOT NULL LIMIT %(limit)s
+) c
+ORDER BY 1 LIMIT %(limit)s
+"""
+
+
+def category_names(principal: Principal, scope_ids: list[int], *, limit: int) -> list[str]:
+    """The first `limit` distinct categories (alphabetical) of the given readable scopes,
+    archived blocks included."""
+    readable = [s for s in scope_ids if principal.can_read(s)]
+    with connection.cursor() as cur:
+        cur.execute(_CATEGORY_NAMES, {"scopes": readable, "limit": limit})
+        return [row[0] for row in cur.fetchall()]
+
+
 def recent_blocks(principal: Principal, scope_ids: list[int], limit: int) -> list[Block]:
     """The most recently updated live blocks in the given scopes the principal can read.
 
@@ -262,3 +295,30 @@ def get_scoped_for(
         raise NotFound(missing)
     qs = model._default_manager.filter(pk=pk, scope_id__in=principal.read_scope_ids)
     return row_for(principal, qs, write=write, missing=NotFound(missing))
+
+
+# --- what an operator reaches in the admin (ctx.operators) ------------------------------------
+# Each takes the admin's base queryset (its ordering) and keeps the rows the principal reaches;
+# a server admin's principal reads every scope already (ctx.operators.operator_principal).
+
+
+def in_readable_scopes(principal: Principal, qs: QuerySet[M]) -> QuerySet[M]:
+    """Rows of a scope-owned model (blocks, links, secrets, …) in the readable scopes."""
+    return qs.filter(scope_id__in=principal.read_scope_ids)
+
+
+def visible_tenants(principal: Principal, qs: QuerySet[Tenant]) -> QuerySet[Tenant]:
+    return qs if is_server_admin(principal) else qs.filter(pk=principal.tenant_id)
+
+
+def visible_scopes(principal: Principal, qs: QuerySet[Scope]) -> QuerySet[Scope]:
+    """Scope rows are the tenant's directory: its staff see all of them (names only)."""
+    return qs if is_server_admin(principal) else qs.filter(tenant_id=principal.tenant_id)
+
+
+def visible_keys(principal: Principal, qs: QuerySet[ApiKey]) -> QuerySet[ApiKey]:
+    """The keys `keys_list` would show: the tenant's for its owners and admins, every key
+    for a server admin, none for a member."""
+    if not can_operate(principal):
+        return qs.none()
+    return qs if is_server_admin(principal) else qs.filter(tenant_id=principal.tenant_id)

@@ -105,6 +105,26 @@ def key_create(
     return key, raw
 
 
+@transaction.atomic
+def key_set_scopes(
+    key: ApiKey,
+    *,
+    home: str | None = None,
+    read: Iterable[str] | None = None,
+    write: Iterable[str] | None = None,
+) -> ApiKey:
+    """Replace the given parts of a key's reach (None keeps a part), within its own tenant.
+    Effective at the key's next request: a principal is built per request."""
+    if home is not None:
+        (key.home_scope,) = _tenant_scopes(key.tenant, [home])
+        key.save(update_fields=["home_scope"])
+    if read is not None:
+        key.read_scopes.set(_tenant_scopes(key.tenant, read))
+    if write is not None:
+        key.write_scopes.set(_tenant_scopes(key.tenant, write))
+    return key
+
+
 def key_revoke(*, tenant: Tenant | None, prefix: str) -> ApiKey:
     qs = ApiKey.objects.filter(prefix=prefix, active=True)
     if tenant is not None:
@@ -350,6 +370,28 @@ def block_archive(*, principal: Principal, block_id: str) -> Block:
     block = get_block_for(principal, block_id, write=True)
     block.archived = True
     block.save(update_fields=["archived", "updated_at"])
+    return block
+
+
+@transaction.atomic
+def block_restore(*, principal: Principal, block_id: str) -> Block:
+    """Bring an archived block back. Its derived fields are computed again and a new embedding
+    is queued (dream schedules the block once it is embedded, as after any change)."""
+    block = get_block_for(principal, block_id, write=True, archived=True)
+    data = BlockInput(
+        category=block.category,
+        title=block.title,
+        content=block.content,
+        tags=block.tags,
+        metadata=block.metadata,
+        type=block.type,
+        valid_from=block.valid_from,
+        valid_to=block.valid_to,
+    )
+    _apply(block, data, content_hash(block.content))
+    block.embedding, block.embed_model = None, ""
+    block.save()
+    _saved([block])
     return block
 
 

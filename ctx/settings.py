@@ -38,7 +38,7 @@ SECRET_KEY = _secret_key()
 ALLOWED_HOSTS = CTX["CTX_ALLOWED_HOSTS"] + (["testserver"] if os.environ.get("CTX_TESTING") else [])
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    "ctx.apps.OperatorAdminConfig",  # django.contrib.admin on the operators' site (ctx/admin)
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -79,12 +79,17 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 
+# The admin's sign-in is an API key (ctx/admin/auth.py): ctx keeps no passwords.
+AUTHENTICATION_BACKENDS = ["ctx.admin.auth.ApiKeyBackend"]
+
 ROOT_URLCONF = "ctx.urls"
 APPEND_SLASH = False  # a redirect would turn a POST into a body-less GET
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [],
+        # The operators' admin overrides Django's admin templates (admin/base_site.html): a
+        # directory is searched before the apps', and django.contrib.admin comes first there.
+        "DIRS": [BASE_DIR / "ctx" / "admin" / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [

@@ -252,8 +252,9 @@ def normalize_prefix(text: str) -> str:
     return text.strip().removeprefix("ctx_").split("_")[0]
 
 
-def key_withdraw(*, principal: Principal, prefix: str) -> ApiKey:
-    """Revoke a key the caller may manage; effective on the key's next request. Idempotent."""
+def _managed_key(principal: Principal, prefix: str) -> ApiKey:
+    """A key the caller may manage: in its tenant (any, for a server admin) and not above
+    its tier; a key out of reach answers like a missing one."""
     require_tier(principal)
     qs = ApiKey.objects.select_related("tenant").filter(prefix=normalize_prefix(prefix))
     if not is_server_admin(principal):
@@ -262,6 +263,27 @@ def key_withdraw(*, principal: Principal, prefix: str) -> ApiKey:
     if key is None:
         raise NotFound(KEY_NOT_FOUND)
     require_can_manage_role(principal, key.role, is_admin=key.is_admin)
+    return key
+
+
+def key_rescope(
+    *,
+    principal: Principal,
+    prefix: str,
+    home: str | None = None,
+    read: Iterable[str] | None = None,
+    write: Iterable[str] | None = None,
+) -> ApiKey:
+    """Change the scopes of a key the caller may manage (names within the key's tenant)."""
+    key = _managed_key(principal, prefix)
+    services.key_set_scopes(key, home=home, read=read, write=write)
+    log.info("key %s rescoped by %s", key.prefix, principal.key.prefix)
+    return key
+
+
+def key_withdraw(*, principal: Principal, prefix: str) -> ApiKey:
+    """Revoke a key the caller may manage; effective on the key's next request. Idempotent."""
+    key = _managed_key(principal, prefix)
     if key.active:
         key.active = False
         key.revoked_at = timezone.now()

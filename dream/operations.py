@@ -7,7 +7,7 @@ from typing import Annotated, Any
 from django.utils import timezone
 
 from ctx import knobs, selectors
-from ctx.ops.inputs import ChoiceParam, FloatParam, Input, IntParam, ScopeList, Text
+from ctx.ops.inputs import ChoiceParam, FloatParam, Input, IntParam, OneOf, ScopeList, Text
 from ctx.permissions import require_server_admin
 from ctx.principal import Principal
 from ctx.services import writable_scope
@@ -81,6 +81,24 @@ class LinkResolveInput(Input):
 
 def link_resolve(p: Principal, data: LinkResolveInput) -> dict[str, Any]:
     return services.link_resolve(principal=p, link_id=data.link, action=data.action)
+
+
+class LinkCreateInput(Input):
+    source: Annotated[str, Text(64, description="The block the link starts at.")]
+    target: Annotated[str, Text(64, description="The block it points to.")]
+    link_class: Annotated[str, OneOf(tuple(LinkClass.values), description="The relation.")]
+    confidence: Annotated[float | None, FloatParam(0.0, 1.0)] = None
+
+
+def link_create(p: Principal, data: LinkCreateInput) -> dict[str, Any]:
+    link = services.link_add(
+        principal=p,
+        source_id=data.source,
+        target_id=data.target,
+        link_class=data.link_class,
+        confidence=1.0 if data.confidence is None else data.confidence,
+    )
+    return {"action": "created", "link": presenters.link(link)}
 
 
 class FlagsInput(ScopesParam):

@@ -16,7 +16,9 @@ from ctx import knobs
 from ctx.errors import ValidationFailed
 from ctx.models import Block
 from ctx.principal import Principal
+from ctx.selectors import get_block_for
 from dream import links
+from dream.link_typing import Proposal
 from dream.models import SYMMETRIC, DreamMode, Link, LinkClass, LinkOrigin
 from dream.selectors import get_link_for
 
@@ -97,6 +99,24 @@ def _validate_link(data: LinkInput) -> None:
         raise ValidationFailed(f"'origin' must be one of {', '.join(LinkOrigin.values)}.")
     if not 0.0 <= data.confidence <= 1.0:
         raise ValidationFailed("'confidence' must be between 0 and 1.")
+
+
+@transaction.atomic
+def link_add(
+    *, principal: Principal, source_id: str, target_id: str, link_class: str, confidence: float
+) -> Link:
+    """An operator's link between two blocks it can write, in one scope: pinned, so cycles
+    never change or remove it. A supersedes link makes its target a snapshot of the source
+    (deleting the link restores it). Either end out of reach is the same 404 as a missing one."""
+    ends = [get_block_for(principal, b, write=True) for b in (source_id, target_id)]
+    if ends[0].scope_id != ends[1].scope_id:
+        raise ValidationFailed("Both ends of a link must be in the same scope.")
+    data = LinkInput(str(ends[0].pk), str(ends[1].pk), link_class, confidence, pinned=True)
+    link = link_upsert(data)
+    if link_class == LinkClass.SUPERSEDES:
+        proposal = Proposal(data.source_id, data.target_id, link_class, confidence, confidence)
+        links.supersede([proposal], minimum=0.0)
+    return link
 
 
 # --- review --------------------------------------------------------------------------------------

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import Any
 
 from ctx import hooks
 from ctx.errors import NotFound
 from ctx.models import Scope
+from ctx.permissions import is_server_admin
 from ctx.principal import Principal
 from ctx.selectors import readable_scope_ids, row_for
 
@@ -84,3 +86,12 @@ def find_secret(name: str, scope_ref: str | None) -> Secret:
 
 def secrets_exist() -> bool:
     return Secret.objects.exists()
+
+
+def visible_audit(principal: Principal, qs: Any) -> Any:
+    """Audit rows of the operator's tenant (the scope is kept as `tenant/scope` text)."""
+    return (
+        qs
+        if is_server_admin(principal)
+        else qs.filter(scope__startswith=f"{principal.tenant_name}/")
+    )

@@ -178,6 +178,12 @@ def delete(principal: Principal, data: GetInput) -> p.DeletePayload:
     return {"action": "archived", "id": str(block.pk)}
 
 
+def restore(principal: Principal, data: GetInput) -> p.RestorePayload:
+    """An archived block back in search, its derived fields recomputed, re-embedding queued."""
+    block = services.block_restore(principal=principal, block_id=data.id)
+    return {"action": "restored", "block": p.full(block)}
+
+
 class ScopesInput(Input):
     scopes: ScopeList = []
     scope: ScopeName = None

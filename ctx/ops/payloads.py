@@ -122,6 +122,11 @@ class UpdatePayload(TypedDict):
     block: BlockFull
 
 
+class RestorePayload(TypedDict):
+    action: Literal["restored"]
+    block: BlockFull
+
+
 class DeletePayload(TypedDict):
     action: Literal["archived"]
     id: str

@@ -196,6 +196,25 @@ def key_revoke(p: Principal, data: KeyInput) -> dict[str, Any]:
     return {"action": "revoked", "prefix": key.prefix, "revoked_at": _iso(key.revoked_at)}
 
 
+class KeyUpdateInput(KeyInput):
+    """New scopes of a key; a part left out (None) is kept, an empty list empties it."""
+
+    home_scope: Annotated[str | None, Text(100, required=False)] = None
+    read_scopes: ScopeList | None = None
+    write_scopes: ScopeList | None = None
+
+
+def key_update(p: Principal, data: KeyUpdateInput) -> KeySummary:
+    key = tenancy.key_rescope(
+        principal=p,
+        prefix=data.prefix,
+        home=data.home_scope or None,
+        read=None if data.read_scopes is None else list(data.read_scopes),
+        write=None if data.write_scopes is None else list(data.write_scopes),
+    )
+    return key_summary(key)
+
+
 # --- OAuth clients ------------------------------------------------------------------------------
 
 

@@ -105,3 +105,13 @@ def secret_references(secret: Any) -> Iterable[str]:
     rows = SettingOverride.objects.filter(secret=secret).select_related("tenant")
     for row in rows:
         yield f"setting:{row.key}" + (f"@{row.tenant.name}" if row.tenant else "")
+
+
+def visible_overrides(principal: Principal, qs: Any) -> Any:
+    """Overrides an operator reaches: every one for a server admin, its tenant's otherwise
+    (server-wide rows are the server's configuration, none of a tenant's business)."""
+    return qs if is_server_admin(principal) else qs.filter(tenant_id=principal.tenant_id)
+
+
+def visible_audit(principal: Principal, qs: Any) -> Any:
+    return qs if is_server_admin(principal) else qs.filter(tenant=principal.tenant_name)

@@ -338,6 +338,13 @@ def _banner(url: str, first_key: str, data_dir: Path) -> None:
         print("\nBootstrap admin key (shown once, store it now):\n")
         print(f"    {first_key}\n")
         print(f'    curl -H "X-Context-Key: {first_key}" {url}/api/whoami\n')
+        print(f"Admin: open {url}/admin/ and sign in with this key.\n")
+    else:
+        print(
+            f"\nAdmin: {url}/admin/, signed in with an owner or admin API key (the bootstrap "
+            "key is one;\n  `python manage.py keys create --tenant default --home default:main "
+            "--role owner` prints another).\n"
+        )
     print("ctx: ready")
     sys.stdout.flush()
 

@@ -108,6 +108,32 @@ def _nice(pid: int) -> int:
     return int((Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[16])
 
 
+def _sign_in_to_the_admin(url: str, key: str) -> None:
+    """The banner's instruction works: the bootstrap key signs in, the blocks page answers."""
+    with httpx.Client(base_url=url, timeout=30) as c:
+        c.get("/admin/login/")
+        token = c.cookies["csrftoken"]
+        # What the login form posts (its hidden `next` field, which the admin sets to /admin/).
+        form = {"api_key": key, "csrfmiddlewaretoken": token, "next": "/admin/"}
+        signed = c.post("/admin/login/", data=form)
+        assert signed.status_code == 302 and signed.headers["location"] == "/admin/"
+        assert c.get("/admin/ctx/block/").status_code == 200
+
+
+def test_it_tells_how_to_sign_in_to_the_admin_on_every_start(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from ctx.runtime.launcher import _banner
+
+    _banner("http://127.0.0.1:8000", "ctx_abcdefgh_" + "x" * 40, tmp_path)
+    first = capsys.readouterr().out
+    assert "Admin: open http://127.0.0.1:8000/admin/ and sign in with this key." in first
+    _banner("http://127.0.0.1:8000", "", tmp_path)
+    later = capsys.readouterr().out
+    assert "Admin: http://127.0.0.1:8000/admin/, signed in with an owner or admin API key" in later
+    assert "manage.py keys create" in later
+
+
 def test_it_runs_stores_and_keeps_data_across_restarts(data_dir: Path) -> None:
     first = Server(data_dir)
     try:
@@ -121,6 +147,9 @@ def test_it_runs_stores_and_keeps_data_across_restarts(data_dir: Path) -> None:
         css = re.search(r'href="(/static/admin/css/base\.[0-9a-f]{12}\.css)"', login)
         assert css, login[:500]
         assert httpx.get(first.url + css.group(1), timeout=30).status_code == 200
+        banner = "".join(first.output)
+        assert f"Admin: open {first.url}/admin/ and sign in with this key." in banner
+        _sign_in_to_the_admin(first.url, first.key)
         h = {"X-Context-Key": first.key}
         with httpx.Client(base_url=first.url, headers=h, timeout=30) as c:
             stored = c.post(

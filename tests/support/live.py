@@ -26,6 +26,8 @@ import httpx
 from rls.role import runtime_database_url
 
 ROOT = Path(__file__).resolve().parents[2]
+# The live server's master key for sealed secrets (the admin's secret pages seal with it).
+SECRETS_KEY = "5e" * 32
 
 
 @dataclass
@@ -137,6 +139,7 @@ def shared(tmp_path_factory: Any) -> Iterator[LiveServer]:
         "CTX_STATIC_ROOT": str(folder / "static"),
         # Near-duplicate hints embed every stored text; they are dream's feature, tested there.
         "CTX_GUARD_HINTS": "false",
+        "CTX_SECRETS_KEY": SECRETS_KEY,
     }
     for server in start(name, settings.SECRET_KEY, folder / "uvicorn.log", **env):
         server.static_root = folder / "static"
