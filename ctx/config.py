@@ -834,6 +834,78 @@ KNOBS: tuple[Knob, ...] = (
         tenant=True,
     ),
     # --- end Dream -----------------------------------------------------------------------------
+    # --- conversations ---------------------------------------------------------------------------
+    _knob(
+        "CTX_SESSION_WINDOW_SIZE",
+        "int",
+        8,
+        "Messages per transcript window (the retrieval unit of imported sessions).",
+        bounds=(1, 64),
+    ),
+    _knob(
+        "CTX_SESSION_WINDOW_STRIDE",
+        "int",
+        4,
+        "Messages between the starts of two windows (less than the size: they overlap).",
+        bounds=(1, 64),
+    ),
+    _knob(
+        "CTX_SESSION_WINDOW_MESSAGE_CHARS",
+        "int",
+        2000,
+        "Most characters of one message in a window's text (the message itself keeps all).",
+        bounds=(100, 100000),
+    ),
+    _knob(
+        "CTX_SESSION_WINDOW_TOOL_CHARS",
+        "int",
+        300,
+        "Most characters of one tool result in a window's text.",
+        bounds=(0, 100000),
+    ),
+    _knob(
+        "CTX_SESSION_IMPORT_MAX_MESSAGES",
+        "int",
+        2000,
+        "Most messages one import request may carry (more: 413).",
+        bounds=(1, 100000),
+    ),
+    _knob(
+        "CTX_SESSION_IMPORT_MAX_BYTES",
+        "int",
+        6_000_000,
+        "Most bytes of message text one import request may carry (more: 413).",
+        bounds=(1000, 100_000_000),
+    ),
+    _knob(
+        "CTX_SESSION_SEARCH_PER_SESSION",
+        "int",
+        3,
+        "Most windows one session contributes to a session search.",
+        bounds=(1, 20),
+    ),
+    _knob(
+        "CTX_KNOWLEDGE_REJECT_AT",
+        "float",
+        0.95,
+        "save_decision/-error_solution/-insight: cosine from which a new text is a duplicate.",
+        bounds=(0, 1),
+    ),
+    _knob(
+        "CTX_KNOWLEDGE_SUPERSEDE_AT",
+        "float",
+        0.85,
+        "save_decision/-error_solution/-insight: cosine from which a new text supersedes.",
+        bounds=(0, 1),
+    ),
+    _knob(
+        "CTX_KNOWLEDGE_EMBED_PENDING",
+        "int",
+        100,
+        "Most not-yet-embedded blocks of a kind embedded at write time to compare a new one.",
+        bounds=(0, 10000),
+    ),
+    # --- end conversations -----------------------------------------------------------------------
 )
 
 KNOBS_BY_NAME: Mapping[str, Knob] = {k.name: k for k in KNOBS}

@@ -51,6 +51,7 @@ INSTALLED_APPS = [
     "dream.apps.DreamConfig",
     "secrets.apps.SecretsConfig",
     "frontend.apps.FrontendConfig",
+    "ingest.apps.IngestConfig",
     "rls.apps.RlsConfig",  # last: its migration polices the other apps' tables
 ]
 
@@ -61,6 +62,7 @@ MIGRATION_MODULES = {
     "dream": "migrations.dream",
     "secrets": "migrations.secrets",
     "frontend": "migrations.frontend",
+    "ingest": "migrations.ingest",
     "rls": "migrations.rls",
 }
 
@@ -123,6 +125,8 @@ CELERY_BEAT_SCHEDULE = {
     "term-stats": {"task": "retrieval.term_stats", "schedule": 300.0},
     # dream/: fans out cycle tasks, backfills dream state, rebuilds overdue digests
     "dream-feed": {"task": "dream.feed", "schedule": CTX["CTX_DREAM_FEED_SECONDS"]},
+    # ingest/: import jobs a lost message or a stopped worker left behind, old finished jobs
+    "ingest-sweep": {"task": "ingest.sweep_jobs", "schedule": 120.0},
 }
 
 LANGUAGE_CODE = "en-us"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from ctx.api import dream, secrets, settings, tenancy, views
+from ctx.api import dream, secrets, sessions, settings, tenancy, views
 
 urlpatterns = [
     path("api/store", views.store),
@@ -36,4 +36,12 @@ urlpatterns = [
     path("api/guard/resolve", dream.guard_resolve),
     path("api/digest", dream.digest),
     path("api/graph/ego", dream.ego_graph),
+    path("api/sessions", sessions.sessions),
+    path("api/sessions/import", sessions.import_),  # before {id}
+    path("api/sessions/search", sessions.search),
+    path("api/sessions/<str:id>", sessions.session),
+    path("api/jobs/<str:id>", sessions.job),
+    path("api/knowledge/decisions", sessions.decision),
+    path("api/knowledge/error-solutions", sessions.error_solution),
+    path("api/knowledge/insights", sessions.insight),
 ]
