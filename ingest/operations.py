@@ -9,8 +9,8 @@ from django.conf import settings
 from pydantic import BeforeValidator, Field
 
 from ctx import selectors
+from ctx.errors import ValidationFailed
 from ctx.ops.inputs import (
-    Flag,
     Input,
     IntParam,
     QueryText,
@@ -96,11 +96,22 @@ class SessionInput(Input):
     id: Annotated[Any, Field(description="A session id from recent_sessions or a search.")] = None
 
 
+def _flag_text(raw: Any) -> bool:
+    """true/false as JSON, or as text in a query string (`?latest=true`)."""
+    if isinstance(raw, bool):
+        return raw
+    if isinstance(raw, str) and raw.strip().lower() in ("true", "1", "yes", "false", "0", "no", ""):
+        return raw.strip().lower() in ("true", "1", "yes")
+    raise ValidationFailed("'latest' must be true or false.", details={"field": "latest"})
+
+
 class DetailInput(SessionInput):
     offset: Annotated[int | None, IntParam(0, 10_000_000, description="Messages to skip.")] = None
     limit: Annotated[int | None, IntParam(1, 500, description="Most messages (default 50).")] = None
     latest: Annotated[
-        Flag, Field(description="The last `limit` messages instead (where work stopped).")
+        bool,
+        BeforeValidator(_flag_text),
+        Field(description="The last `limit` messages instead (where work stopped)."),
     ] = False
 
 

@@ -15,12 +15,18 @@ from ctx.sensitivity import redact
 
 
 def text(value: str) -> tuple[str, set[str]]:
-    clean, found = redact(value)
+    # PostgreSQL text cannot hold NUL: binary tool output would fail the whole batch.
+    clean, found = redact(value.replace("\x00", "\ufffd"))
     return clean, set(found)
+
+
+def _no_nul(value: Any) -> Any:
+    return value.replace("\x00", "\ufffd") if isinstance(value, str) else value
 
 
 def message(raw: dict[str, Any]) -> dict[str, Any]:
     """A message dict with its text and tool calls scrubbed and `redacted` set."""
+    raw = {k: _no_nul(v) for k, v in raw.items()}
     found: set[str] = set()
     clean, names = text(raw.get("text") or "")
     found |= names
@@ -34,6 +40,7 @@ def message(raw: dict[str, Any]) -> dict[str, Any]:
 
 def session(raw: dict[str, Any]) -> dict[str, Any]:
     """A session dict with its title, metadata values and messages scrubbed."""
+    raw = {k: _no_nul(v) for k, v in raw.items()}
     title, _ = text(raw.get("title") or "")
     meta = {k: text(v)[0] if isinstance(v, str) else v for k, v in (raw.get("meta") or {}).items()}
     messages = [message(m) for m in raw.get("messages") or []]
