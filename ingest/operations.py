@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from django.conf import settings
-from pydantic import BeforeValidator, Field
+from pydantic import BeforeValidator, Field, WithJsonSchema
 
 from ctx import selectors
 from ctx.errors import ValidationFailed
@@ -92,8 +92,16 @@ def sessions_list(principal: Principal, data: SessionsInput) -> p.SessionListPay
     return {"count": len(rows), "total": total, "offset": offset, "sessions": rows}
 
 
+# Any: a foreign, missing or malformed id must reach the selector and answer its one 404.
+SessionId = Annotated[
+    Any,
+    WithJsonSchema({"type": "integer", "minimum": 1}),
+    Field(description="A session id from recent_sessions or search_sessions."),
+]
+
+
 class SessionInput(Input):
-    id: Annotated[Any, Field(description="A session id from recent_sessions or a search.")] = None
+    id: SessionId
 
 
 def _flag_text(raw: Any) -> bool:
@@ -161,7 +169,9 @@ def sessions_search(principal: Principal, data: SearchInput) -> p.SearchPayload:
 # --- knowledge -----------------------------------------------------------------------------------
 
 SessionRef = Annotated[
-    Any, Field(description="The id of the session this came from (from recent_sessions).")
+    Any,
+    WithJsonSchema({"type": "integer", "minimum": 1}),
+    Field(description="The id of the session this came from (from recent_sessions)."),
 ]
 
 

@@ -13,6 +13,7 @@ from typing import Any, Literal, NotRequired
 from typing_extensions import TypedDict
 
 from ctx.ops.payloads import BlockFull, BlockSummary, CategoryCount, Source
+from ingest.payloads import MessageRow, SessionHit, SessionSummary
 
 
 class ErrorBody(TypedDict):
@@ -75,3 +76,38 @@ class CategoriesOutput(Envelope, total=False):
 
 class StatsOutput(Envelope, total=False):
     stats: dict[str, Any]
+
+
+class SessionsOutput(Envelope, total=False):
+    count: int
+    total: int
+    offset: int
+    sessions: list[SessionSummary]
+
+
+class SessionDetailOutput(Envelope, total=False):
+    session: SessionSummary
+    offset: int
+    count: int
+    messages: list[MessageRow]
+    meta: dict[str, Any]
+
+
+class SessionSearchOutput(Envelope, total=False):
+    query: str
+    count: int
+    sessions: list[SessionHit]
+    confidence: str
+
+
+class KnowledgeOutput(Envelope, total=False):
+    action: Literal["created", "superseded", "rejected"]
+    id: str  # the new block, or for `rejected` the existing one
+    kind: str
+    title: str
+    scope: str
+    similarity: float | None  # to the closest block of the kind, when one was compared
+    supersedes: str | None
+    files: list[str]
+    tools: list[str]
+    source_session: dict[str, Any] | None

@@ -49,6 +49,13 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec("delete", "Archive a block", tools.delete, read_only=False, destructive=True),
     ToolSpec("categories", "List categories", tools.categories, read_only=True),
     ToolSpec("stats", "Knowledge base statistics", tools.stats, read_only=True),
+    ToolSpec("recent_sessions", "Recent AI sessions", tools.recent_sessions, read_only=True),
+    ToolSpec("session_detail", "Read a session", tools.session_detail, read_only=True),
+    ToolSpec("search_sessions", "Search past sessions", tools.search_sessions, read_only=True),
+    # Additive: they create (or supersede, keeping the old block), never replace or delete.
+    ToolSpec("save_decision", "Save a decision", tools.save_decision, read_only=False),
+    ToolSpec("save_error_solution", "Save an error and its fix", tools.save_error_solution, False),
+    ToolSpec("save_insight", "Save an insight", tools.save_insight, read_only=False),
 )
 
 

@@ -9,8 +9,12 @@ from tests.mcp.live import LiveServer, tools
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-READ_ONLY = {"query", "search", "get", "recent", "categories", "stats"}
+READ_ONLY = {
+    *("query", "search", "get", "recent", "categories", "stats"),
+    *("recent_sessions", "session_detail", "search_sessions"),
+}
 DESTRUCTIVE = {"store", "update", "delete"}
+ADDITIVE = {"save_decision", "save_error_solution", "save_insight"}  # never replace or delete
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])  # initialize, and 2026-07-28 discovery
@@ -18,7 +22,7 @@ def test_it_lists_every_tool_with_title_and_annotations(
     live: LiveServer, cast: Cast, mode: str
 ) -> None:
     instructions, listed = tools(live, cast.reader.key or "", mode)
-    assert {t.name for t in listed} == READ_ONLY | DESTRUCTIVE
+    assert {t.name for t in listed} == READ_ONLY | DESTRUCTIVE | ADDITIVE
     for tool in listed:
         notes = tool.annotations
         assert tool.title and notes is not None and notes.title == tool.title
@@ -28,7 +32,7 @@ def test_it_lists_every_tool_with_title_and_annotations(
         assert tool.output_schema is not None
         assert tool.output_schema["required"] == ["success"]
     if instructions is not None:  # the modern wire carries no instructions in tools/list
-        for name in READ_ONLY | DESTRUCTIVE:
+        for name in READ_ONLY | DESTRUCTIVE | ADDITIVE:
             assert f"`{name}`" in instructions
 
 
