@@ -169,7 +169,9 @@ def contextos(data: dict[str, Any]) -> dict[str, Any]:
         "project_root": data.get("project") or data.get("cwd"),
         "messages": [_contextos_message(m) for m in messages],
     }
-    rest = {k: data[k] for k in ("scope", "machine", "restore_deleted") if k in data}
+    rest: dict[str, Any] = {
+        k: data[k] for k in ("scope", "machine", "restore_deleted") if k in data
+    }
     return {"sessions": [session], **rest}
 
 

@@ -81,7 +81,8 @@ def job_run(job_id: str) -> str:
     try:
         principal = _principal(job)
         with transaction.atomic():
-            result = import_batch(principal=principal, scope_id=job.scope_id, batch=job.payload)
+            batch = job.payload or {"sessions": []}
+            result = import_batch(principal=principal, scope_id=job.scope_id, batch=batch)
     except CtxError as exc:
         _finish(job, status=ImportJob.Status.FAILED, result={}, error=exc.message)
         return job.status
