@@ -120,6 +120,9 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # A broker outage must not hang a request that enqueues after commit.
 CELERY_BROKER_TRANSPORT_OPTIONS = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2}
+# Conversation imports have a worker of their own (ctx/runtime/launcher.py, compose.yaml): the
+# client waits for them, and they must not queue behind the embedding of earlier batches.
+CELERY_TASK_ROUTES = {"ingest.run_import": {"queue": "ingest"}}
 CELERY_BEAT_SCHEDULE = {
     "embedding-backfill": {"task": "retrieval.backfill", "schedule": 60.0},
     "term-stats": {"task": "retrieval.term_stats", "schedule": 300.0},

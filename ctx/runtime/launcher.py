@@ -155,18 +155,44 @@ def _spawn(
     ]
     if not values["CTX_WORKERS"]:
         commands = commands[:1] + commands[2:]
+    else:
+        commands.append(_ingest_worker(py))
     envs = [_thread_env(c, values) for c in commands]
     if runtime_url:
         for env in envs:
             env["DATABASE_URL"] = runtime_url
     procs = [subprocess.Popen(c, cwd=ROOT, env=e) for c, e in zip(commands, envs, strict=True)]  # noqa: S603
     for proc, command in zip(procs, commands, strict=True):
-        if "worker" in command:
+        if "worker" in command and INGEST_QUEUE not in command:
             _yield_to_requests(proc.pid)
     return procs
 
 
 WORKER_NICE = 10
+INGEST_QUEUE = "ingest"  # settings.CELERY_TASK_ROUTES
+
+
+def _ingest_worker(py: str) -> list[str]:
+    """A worker of its own for conversation imports (ingest/): the client waits for them, so
+    they must not queue behind the embedding of the windows the previous batches wrote (two
+    embedding tasks occupied both processes of the main worker). It loads no model, runs at
+    normal priority, one process."""
+    return [
+        py,
+        "-m",
+        "celery",
+        "-A",
+        "ctx",
+        "worker",
+        "--loglevel",
+        "warning",
+        "--queues",
+        INGEST_QUEUE,
+        "--concurrency",
+        "1",
+        "--hostname",
+        f"ctx-ingest-{os.getpid()}@%h",
+    ]
 
 
 def _yield_to_requests(pid: int) -> None:
@@ -183,6 +209,8 @@ def _thread_env(command: list[str], values: dict[str, object]) -> dict[str, str]
     oversubscribes a small machine and made embedding 10x slower when measured."""
     cpus = os.cpu_count() or 1
     procs = int(str(values["CTX_WORKERS"])) if "worker" in command else 2
+    if INGEST_QUEUE in command:
+        procs = os.cpu_count() or 1  # one thread: it embeds nothing
     threads = str(max(1, cpus // max(1, procs)))
     env = dict(os.environ)
     for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
