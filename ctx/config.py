@@ -853,8 +853,15 @@ KNOBS: tuple[Knob, ...] = (
         "CTX_SESSION_WINDOW_MESSAGE_CHARS",
         "int",
         2000,
-        "Most characters of one message in a window's text (the message itself keeps all).",
+        "Most characters of a user or system message in a window's text (the message keeps all).",
         bounds=(100, 100000),
+    ),
+    _knob(
+        "CTX_SESSION_WINDOW_ASSISTANT_CHARS",
+        "int",
+        2000,
+        "Most characters of an assistant message in a window's text.",
+        bounds=(0, 100000),
     ),
     _knob(
         "CTX_SESSION_WINDOW_TOOL_CHARS",

@@ -29,6 +29,7 @@ def limits() -> w.Limits:
         size=cfg["CTX_SESSION_WINDOW_SIZE"],
         stride=cfg["CTX_SESSION_WINDOW_STRIDE"],
         message_chars=cfg["CTX_SESSION_WINDOW_MESSAGE_CHARS"],
+        assistant_chars=cfg["CTX_SESSION_WINDOW_ASSISTANT_CHARS"],
         tool_chars=cfg["CTX_SESSION_WINDOW_TOOL_CHARS"],
     )
 

@@ -27,8 +27,14 @@ class Line:
 class Limits:
     size: int = 8
     stride: int = 4
-    message_chars: int = 2000  # of one message's text
+    message_chars: int = 2000  # of one user or system message's text
+    assistant_chars: int = 2000  # of one assistant message's text
     tool_chars: int = 300  # of one tool result's text
+
+    def cap(self, role: str) -> int:
+        if role == "tool":
+            return self.tool_chars
+        return self.assistant_chars if role == "assistant" else self.message_chars
 
 
 def starts(count: int, size: int, stride: int) -> list[int]:
@@ -64,8 +70,7 @@ def render(lines: Sequence[Line], limits: Limits) -> str:
     out: list[str] = []
     previous = ""
     for line in lines:
-        limit = limits.tool_chars if line.role == "tool" else limits.message_chars
-        text = _cut(line.text.strip(), limit)
+        text = _cut(line.text.strip(), limits.cap(line.role))
         if line.tool_calls:
             calls = "; ".join(line.tool_calls)
             text = f"{text} [tools: {calls}]" if text else f"[tools: {calls}]"
