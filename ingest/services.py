@@ -137,10 +137,14 @@ def import_batch(*, principal: Principal, scope_id: int, batch: dict[str, Any]) 
     scope = _scope_name(principal, scope_id)
     restore = bool(batch.get("restore_deleted"))
     machine = str(batch.get("machine") or "")
-    rows = [
-        _import_session(principal, scope, scope_id, raw, machine=machine, restore=restore)
-        for raw in batch["sessions"]
-    ]
+    rows: list[dict[str, Any]] = []
+    work: list[windowing.Pending] = []
+    for raw in batch["sessions"]:
+        row, pending = _import_session(scope_id, raw, machine=machine, restore=restore)
+        rows.append(row)
+        if pending is not None:
+            work.append(pending)
+    windowing.write(principal, scope, work)  # every session's windows together
     totals: dict[str, int] = {"new": 0, "revised": 0, "unchanged": 0, "removed": 0, "skipped": 0}
     for row in rows:
         for name, n in row["messages"].items():
@@ -149,19 +153,14 @@ def import_batch(*, principal: Principal, scope_id: int, batch: dict[str, Any]) 
 
 
 def _import_session(
-    principal: Principal,
-    scope: str,
-    scope_id: int,
-    raw: dict[str, Any],
-    *,
-    machine: str,
-    restore: bool,
-) -> dict[str, Any]:
+    scope_id: int, raw: dict[str, Any], *, machine: str, restore: bool
+) -> tuple[dict[str, Any], windowing.Pending | None]:
+    """One session's row and messages; its result row and the windows it needs."""
     session, created = importer.lock_session(scope_id, raw["tool"], raw["external_id"])
     head = {"tool": session.tool, "external_id": session.external_id, "id": session.pk}
     if session.deleted_at is not None and not restore:
         skipped = {"skipped": len(raw.get("messages") or [])}
-        return {**head, "status": "skipped", "reason": "deleted", "messages": skipped}
+        return {**head, "status": "skipped", "reason": "deleted", "messages": skipped}, None
     restored = session.deleted_at is not None
     session.deleted_at = None
     source = importer.source_for(scope_id, session.tool, machine, raw.get("source"))
@@ -169,9 +168,9 @@ def _import_session(
     merge = importer.merge_messages(session, raw, created=created or restored)
     importer.refresh_summary(session)
     session.save()
-    windowing.rewindow(principal, scope, session, merge.changed_from)
     status = "new" if created else ("restored" if restored else _status(merge))
-    return {**head, "status": status, "messages": merge.counts.as_dict()}
+    pending = windowing.pending(session, merge.changed_from)
+    return {**head, "status": status, "messages": merge.counts.as_dict()}, pending
 
 
 def _status(merge: importer.Merge) -> str:
