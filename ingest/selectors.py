@@ -8,7 +8,7 @@ import uuid
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.db.models import QuerySet
+from django.db.models import F, QuerySet
 
 from ctx.errors import NotFound
 from ctx.principal import Principal
@@ -64,7 +64,9 @@ def sessions(principal: Principal, f: SessionFilter) -> QuerySet[Session]:
         qs = qs.filter(git_branch=f.branch)
     if f.since:
         qs = qs.filter(last_activity_at__gte=f.since)
-    return qs.select_related("scope").order_by("-last_activity_at", "-id")
+    # NULLS LAST as in the index session_scope_recent (PostgreSQL's DESC puts NULLs first).
+    newest = F("last_activity_at").desc(nulls_last=True)
+    return qs.select_related("scope").order_by(newest, "-id")
 
 
 def _project_roots(qs: QuerySet[Session], project: str) -> list[str]:

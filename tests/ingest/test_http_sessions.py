@@ -94,3 +94,12 @@ def test_it_lists_with_a_fixed_number_of_queries(
     assert status == 200 and data["count"] == 25
     # the key and its scopes, the page (scopes joined), the total
     assert len(queries) <= 6, [q["sql"] for q in queries]
+
+
+def test_it_lists_sessions_without_timestamps_last(
+    three: Cast, django_capture_on_commit_callbacks: Any
+) -> None:
+    undated = session("undated", [message(0, "no clock", timestamp=None)])
+    imported(three.owner, batch(undated), django_capture_on_commit_callbacks)
+    status, data = three.owner.get("/api/sessions")
+    assert status == 200 and _ids(data) == ["new", "codex-1", "old", "undated"]
