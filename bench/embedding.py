@@ -89,8 +89,8 @@ def store(texts: list[str], scope: str) -> Any:
 
 
 def end_to_end(texts: list[str], scope: str, profile: str | None) -> dict[str, float]:
-    from ctx.models import BlockChunk
     from retrieval.indexing import embed_pending
+    from retrieval.models import BlockChunk
 
     store(texts, scope)
     prof = cProfile.Profile() if profile else None

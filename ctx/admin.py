@@ -75,4 +75,4 @@ class BlockAdmin(admin.ModelAdmin):
     readonly_fields = ("content_hash", "embed_model", "created_at", "updated_at")
 
 
-from ctx.registry import admin as _registry_admin  # noqa: E402, F401 - registers its pages
+from ctx.overrides import admin as _registry_admin  # noqa: E402, F401 - registers its pages

@@ -19,6 +19,8 @@ class CtxConfig(AppConfig):
         # Create the Celery app in every Django process (web too), not only in workers:
         # otherwise shared tasks enqueue through Celery's default broker (amqp://localhost).
         from ctx.celery import app  # noqa: F401
-        from ctx.registry.selectors import secret_references
+
+        # app modules load once the registry is ready
+        from ctx.overrides.selectors import secret_references
 
         hooks.SECRET_REFERENCES.register(secret_references)

@@ -71,6 +71,12 @@ SECRET_REFERENCES: HookPoint[Callable[[Any], Iterable[str]]] = HookPoint(
     "secret may not be deleted (409).",
 )
 
+SECRET_OPENER: HookPoint[Callable[[int], str]] = HookPoint(
+    "secret_opener",
+    "Given the id of a sealed secret a setting names, its plaintext (the sealed-secrets app "
+    "registers the one implementation; ctx.overrides never imports it).",
+)
+
 
 class Registry(Generic[F]):
     """Components by name (query stages): an app adds its own, nothing hard-codes them."""

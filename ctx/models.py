@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import uuid
-from typing import Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, Self
 
 from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
@@ -11,6 +12,9 @@ from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
 from django.db.models import Q
 from pgvector.django import HnswIndex, VectorField
+
+if TYPE_CHECKING:
+    from ctx.principal import Principal
 
 EMBED_DIM = 384  # all-MiniLM-L6-v2; a mismatching provider is a start-up error (issue 3)
 
@@ -122,12 +126,23 @@ def _choices_q(field: str, choices: type[models.TextChoices]) -> Q:
     return Q(**{f"{field}__in": [c.value for c in choices]})
 
 
-class BlockQuerySet(models.QuerySet["Block"]):
-    def live(self) -> BlockQuerySet:
-        return self.filter(archived=False)
+class ScopedQuerySet(models.QuerySet[Any]):
+    """Every tenant row lives in exactly one scope: the one way to filter rows by scopes."""
 
-    def in_scopes(self, scope_ids: Any) -> BlockQuerySet:
+    def in_scopes(self, scope_ids: Iterable[int]) -> Self:
         return self.filter(scope_id__in=scope_ids)
+
+    def readable_by(self, principal: Principal, scope_ids: Iterable[int] | None = None) -> Self:
+        """Rows in the principal's readable scopes; only those among `scope_ids` when given (a
+        stray id never widens what the principal sees)."""
+        if scope_ids is None:
+            return self.in_scopes(principal.read_scope_ids)
+        return self.in_scopes([s for s in scope_ids if principal.can_read(s)])
+
+
+class BlockQuerySet(ScopedQuerySet):
+    def live(self) -> Self:
+        return self.filter(archived=False)
 
 
 class Block(models.Model):
@@ -230,114 +245,5 @@ class Block(models.Model):
         return f"{self.category}/{self.title}"
 
 
-class EmbedCache(models.Model):
-    """Query embeddings by (hash of prefix + text, model): a repeated question costs no model."""
-
-    key = models.CharField(max_length=200, primary_key=True)
-    model = models.CharField(max_length=200)
-    vector = VectorField()
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    def __str__(self) -> str:
-        return self.key
-
-
-ANCHOR_DIMENSIONS = ("year", "month", "quarter", "week", "weekday", "monthday", "seasonal", "daily")
-
-
-class TemporalAnchor(models.Model):
-    """One date of a block, one row per dimension (EAV): content dates and the meta date.
-
-    Partial indexes per dimension keep "every block on a Tuesday" or "in week 12" cheap for
-    recurrence discovery and period filters without scanning the other dimensions' rows.
-    """
-
-    class Kind(models.TextChoices):
-        CONTENT = "content"
-        META = "meta"
-
-    block = models.ForeignKey(Block, on_delete=models.CASCADE, related_name="anchors")
-    # The block's scope, copied as for BlockChunk: the policy through the block made every
-    # period lookup read the whole block table (106 ms of 138 ms at 92k blocks).
-    scope = models.ForeignKey(Scope, on_delete=models.CASCADE, related_name="+", db_index=False)
-    dimension = models.CharField(max_length=16)
-    value = models.FloatField()
-    source_date = models.DateField()
-    kind = models.CharField(max_length=8, choices=Kind.choices)
-
-    class Meta:
-        constraints = [
-            models.CheckConstraint(
-                condition=Q(dimension__in=list(ANCHOR_DIMENSIONS)), name="anchor_dimension_valid"
-            ),
-            models.CheckConstraint(
-                condition=Q(kind__in=["content", "meta"]), name="anchor_kind_valid"
-            ),
-        ]
-        indexes = [
-            models.Index(fields=["value", "block"], condition=Q(dimension=d), name=f"anchor_{d}")
-            for d in ANCHOR_DIMENSIONS
-        ] + [
-            # Period filters: one `year` row per date of a block. An index over every
-            # dimension's rows read eight per date (a long period at 92k blocks: 100+ ms).
-            models.Index(
-                fields=["source_date", "block"], condition=Q(dimension="year"), name="anchor_day"
-            )
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.dimension}={self.value} ({self.kind})"
-
-
-class BlockChunk(models.Model):
-    """One embedding window of a block; the semantic arm ranks a block by its best window."""
-
-    block = models.ForeignKey(Block, on_delete=models.CASCADE, related_name="chunks")
-    # The block's scope, copied (a block never changes scope): the row-level security policy
-    # tests it directly. A policy through the block made PostgreSQL read every block of the
-    # table for each semantic search (a hashed subplan: 94 ms at 92k blocks, docs/rls.md).
-    scope = models.ForeignKey(Scope, on_delete=models.CASCADE, related_name="+", db_index=False)
-    idx = models.PositiveSmallIntegerField()
-    embedding = VectorField(dimensions=EMBED_DIM)
-
-    class Meta:
-        constraints = [
-            models.UniqueConstraint(fields=["block", "idx"], name="chunk_block_idx_uniq"),
-        ]
-        indexes = [
-            HnswIndex(
-                name="chunk_embedding_hnsw",
-                fields=["embedding"],
-                m=16,
-                ef_construction=64,
-                opclasses=["vector_cosine_ops"],
-            ),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.block_id}#{self.idx}"
-
-
-class TermStat(models.Model):
-    """In how many live blocks of a large scope a lexeme occurs (BM25's df), per text search
-    configuration; counted in the background (retrieval/termstats.py), read by the full-text
-    arms instead of counting matches for every query."""
-
-    scope = models.ForeignKey(Scope, on_delete=models.CASCADE, related_name="+", db_index=False)
-    config = models.CharField(max_length=16)  # 'english' | 'german'
-    lexeme = models.TextField()
-    df = models.PositiveIntegerField()
-
-    class Meta:
-        constraints = [
-            models.UniqueConstraint(
-                fields=["scope", "config", "lexeme"], name="termstat_scope_config_lexeme_uniq"
-            ),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.config}:{self.lexeme} ({self.df})"
-
-
-# The settings registry's models live in their own module (app label `ctx`).
-from ctx.registry.models import SettingAudit, SettingOverride  # noqa: E402, F401
+# The settings overrides' models live in their own module (app label `ctx`).
+from ctx.overrides.models import SettingAudit, SettingOverride  # noqa: E402, F401

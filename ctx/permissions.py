@@ -37,8 +37,13 @@ def require_tier(principal: Principal) -> None:
         raise refuse()
 
 
+def is_server_admin(principal: Principal) -> bool:
+    """Server admins reach every tenant (tenants, keys, OAuth clients, server-wide settings)."""
+    return rank(principal) >= SERVER_ADMIN
+
+
 def require_server_admin(principal: Principal) -> None:
-    if rank(principal) < SERVER_ADMIN:
+    if not is_server_admin(principal):
         raise refuse()
 
 

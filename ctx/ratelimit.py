@@ -22,9 +22,9 @@ from typing import Any
 import redis
 from django.conf import settings
 
+from ctx import knobs
 from ctx.errors import CtxError, ErrorCode
 from ctx.principal import Principal
-from ctx.registry import resolver as registry
 
 log = logging.getLogger("ctx.ratelimit")
 
@@ -77,15 +77,13 @@ class Limit:
 
 
 def enabled() -> bool:
-    return int(registry.value("CTX_RATE_BURST")) > 0 and bool(settings.REDIS_URL)
+    return int(knobs.value("CTX_RATE_BURST")) > 0 and bool(settings.REDIS_URL)
 
 
 def limit_for(kind: str) -> Limit:
     # Read on every request: these knobs are live (settings registry, docs/settings.md).
-    per_minute = registry.value(
-        "CTX_RATE_WRITE_PER_MIN" if kind == WRITE else "CTX_RATE_READ_PER_MIN"
-    )
-    return Limit(int(per_minute), int(registry.value("CTX_RATE_BURST")))
+    per_minute = knobs.value("CTX_RATE_WRITE_PER_MIN" if kind == WRITE else "CTX_RATE_READ_PER_MIN")
+    return Limit(int(per_minute), int(knobs.value("CTX_RATE_BURST")))
 
 
 class RateLimited(CtxError):

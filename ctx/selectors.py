@@ -10,7 +10,7 @@ from django.db.models import Count, Exists, Model, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from ctx import keys
-from ctx.errors import NotFound
+from ctx.errors import FORBIDDEN_SCOPE_MESSAGE, CtxError, Forbidden, NotFound
 from ctx.models import ApiKey, Block, BlockType, Scope, Tenant
 from ctx.principal import Principal
 from ctx.trust import allowed_levels
@@ -82,18 +82,30 @@ def _parse_uuid(value: str) -> uuid.UUID | None:
         return None
 
 
-def get_block_for(principal: Principal, block_id: str, *, for_update: bool = False) -> Block:
-    """The live block if the principal can read it; NotFound otherwise (same for missing)."""
+def get_block_for(principal: Principal, block_id: str, *, write: bool = False) -> Block:
+    """The live block if the principal can read it; NotFound otherwise (same for missing).
+    With `write` the row is locked and a block the principal may only read is Forbidden."""
     pk = _parse_uuid(block_id)
     if pk is None:
         raise NotFound()
-    qs = Block.objects.select_related("scope").filter(
-        pk=pk, archived=False, scope_id__in=principal.read_scope_ids
+    qs = (
+        Block.objects.select_related("scope")
+        .filter(pk=pk, archived=False)
+        .in_scopes(principal.read_scope_ids)
     )
-    block = first_for(qs, for_update=for_update)
-    if block is None:
-        raise NotFound()
-    return block
+    return row_for(principal, qs, write=write, missing=NotFound())
+
+
+def row_for(principal: Principal, qs: QuerySet[M], *, write: bool, missing: CtxError) -> M:
+    """The one tenant-access path of every `get_<thing>_for`: the query's first row (already
+    restricted to readable scopes), `missing` when there is none, and with `write` the row
+    locked and the same fixed 403 when the principal may only read its scope."""
+    row = first_for(qs, for_update=write)
+    if row is None:
+        raise missing
+    if write and not principal.can_write(row.scope_id):  # type: ignore[attr-defined]
+        raise Forbidden(FORBIDDEN_SCOPE_MESSAGE)
+    return row
 
 
 def first_for(qs: QuerySet[M], *, for_update: bool) -> M | None:
@@ -109,7 +121,7 @@ def first_for(qs: QuerySet[M], *, for_update: bool) -> M | None:
 
 
 def block_stats(principal: Principal, scope_ids: list[int]) -> dict[str, Any]:
-    live = Block.objects.filter(scope_id__in=scope_ids, archived=False)
+    live = Block.objects.in_scopes(scope_ids).filter(archived=False)
     sendable = Q(sensitivity__in=allowed_levels("embed"))
     totals = live.aggregate(
         blocks=Count("id"),
@@ -121,7 +133,7 @@ def block_stats(principal: Principal, scope_ids: list[int]) -> dict[str, Any]:
         live.values_list("scope__name").annotate(n=Count("id")).values_list("scope__name", "n")
     )
     per_type = dict(live.values_list("type").annotate(n=Count("id")).values_list("type", "n"))
-    archived = Block.objects.filter(scope_id__in=scope_ids, archived=True).count()
+    archived = Block.objects.in_scopes(scope_ids).filter(archived=True).count()
     # Large scopes' full-text document frequencies: when and over how many blocks counted.
     counted = Scope.objects.filter(id__in=scope_ids, term_stats_at__isnull=False)
     term_stats = {
@@ -140,7 +152,8 @@ def block_stats(principal: Principal, scope_ids: list[int]) -> dict[str, Any]:
 
 def categories(principal: Principal, scope_ids: list[int]) -> list[dict[str, Any]]:
     rows = (
-        Block.objects.filter(scope_id__in=scope_ids, archived=False)
+        Block.objects.in_scopes(scope_ids)
+        .filter(archived=False)
         .values("category")
         .annotate(count=Count("id"))
         .order_by("-count", "category")
@@ -154,10 +167,9 @@ def recent_blocks(principal: Principal, scope_ids: list[int], limit: int) -> lis
     Digests are left out, as search leaves them out by default: they are regenerated
     summaries and would crowd out the changes people made.
     """
-    readable = [s for s in scope_ids if principal.can_read(s)]  # a stray id must not leak
     return list(
         Block.objects.live()
-        .in_scopes(readable)
+        .readable_by(principal, scope_ids)
         .exclude(type=BlockType.DIGEST)
         .select_related("scope")
         .order_by("-updated_at", "-id")[:limit]  # block_scope_updated serves this per scope
@@ -176,15 +188,12 @@ def int_pk(value: Any) -> int | None:
 
 
 def get_scoped_for(
-    model: type[M], principal: Principal, raw_id: Any, *, missing: str, for_update: bool = False
+    model: type[M], principal: Principal, raw_id: Any, *, missing: str, write: bool = False
 ) -> M:
     """A row with an integer id in a scope the principal reads; anything else, including a
-    malformed id, is the same NotFound(missing)."""
+    malformed id, is the same NotFound(missing). `write`: see row_for."""
     pk = int_pk(raw_id)
     if pk is None:
         raise NotFound(missing)
     qs = model._default_manager.filter(pk=pk, scope_id__in=principal.read_scope_ids)
-    row = first_for(qs, for_update=for_update)
-    if row is None:
-        raise NotFound(missing)
-    return row
+    return row_for(principal, qs, write=write, missing=NotFound(missing))

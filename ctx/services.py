@@ -320,9 +320,7 @@ UPDATABLE = (
 @transaction.atomic
 def block_update(*, principal: Principal, block_id: str, fields: dict[str, Any]) -> Block:
     """Change only the given fields; the same 404 for missing and unreadable blocks."""
-    block = get_block_for(principal, block_id, for_update=True)
-    if not principal.can_write(block.scope_id):
-        raise Forbidden(FORBIDDEN_SCOPE_MESSAGE)
+    block = get_block_for(principal, block_id, write=True)
     data = BlockInput(
         category=fields.get("category", block.category),
         title=fields.get("title", block.title),
@@ -351,9 +349,7 @@ def block_update(*, principal: Principal, block_id: str, fields: dict[str, Any])
 @transaction.atomic
 def block_archive(*, principal: Principal, block_id: str) -> Block:
     """Archive (soft-delete) a block the principal can write."""
-    block = get_block_for(principal, block_id, for_update=True)
-    if not principal.can_write(block.scope_id):
-        raise Forbidden(FORBIDDEN_SCOPE_MESSAGE)
+    block = get_block_for(principal, block_id, write=True)
     block.archived = True
     block.save(update_fields=["archived", "updated_at"])
     return block

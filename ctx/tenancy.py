@@ -22,12 +22,15 @@ from django.utils import timezone
 from ctx import services
 from ctx.errors import Conflict, NotFound, ValidationFailed
 from ctx.models import ApiKey, Block, Scope, Tenant
+from ctx.oauth.models import ApiKeyUser
 from ctx.permissions import (
+    is_server_admin,
     require_can_manage_role,
     require_server_admin,
     require_tier,
 )
 from ctx.principal import Principal
+from rls import context as rls_context
 
 log = logging.getLogger("ctx.tenancy")
 
@@ -114,7 +117,6 @@ def tenant_delete(*, principal: Principal, name: str, batch: int = DELETE_BATCH)
     require_server_admin(principal)
     tenant = _tenant(name)
     _not_own(principal, tenant)
-    from rls import context as rls_context
 
     # A server admin removes another tenant's rows: the one request-driven use of the system
     # context, after the tier check (docs/rls.md).
@@ -172,7 +174,6 @@ def _purge_blocks(tenant: Tenant, batch: int) -> int:
 
 
 def _purge_keys(tenant: Tenant) -> int:
-    from ctx.oauth.models import ApiKeyUser
 
     user_ids = ApiKeyUser.objects.filter(api_key__tenant=tenant).values_list("user_id", flat=True)
     get_user_model().objects.filter(pk__in=list(user_ids)).delete()
@@ -189,7 +190,7 @@ def _target_tenant(principal: Principal, name: str | None) -> Tenant:
     """The caller's tenant, or another one for a server admin; 404 for anything else."""
     if not name or name == principal.tenant_name:
         return Tenant.objects.get(pk=principal.tenant_id)
-    if not principal.is_admin:
+    if not is_server_admin(principal):
         raise NotFound(TENANT_NOT_FOUND)
     return _tenant(name)
 
@@ -247,7 +248,7 @@ def key_withdraw(*, principal: Principal, prefix: str) -> ApiKey:
     """Revoke a key the caller may manage; effective on the key's next request. Idempotent."""
     require_tier(principal)
     qs = ApiKey.objects.select_related("tenant").filter(prefix=normalize_prefix(prefix))
-    if not principal.is_admin:
+    if not is_server_admin(principal):
         qs = qs.filter(tenant_id=principal.tenant_id)
     key = qs.first()
     if key is None:

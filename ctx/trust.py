@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from django.conf import settings
-
+from ctx import knobs
 from ctx.errors import SensitivityBlocked
 from ctx.sensitivity import CREDENTIALS, INTERNAL, at_most, rank
 
@@ -31,12 +30,12 @@ _NAMES = {"embed": "embedding provider", "llm": "LLM", "rerank": "rerank backend
 def trust_of(kind: ProviderKind, provider: str | None = None) -> str:
     """The trust level of the provider kind; `auto` resolves by `provider` (the backend in
     use, e.g. `local`, `ollama`, `crossencoder`, `http`), else by the configured one."""
-    cfg = settings.CTX
-    value = str(cfg[_SETTING[kind]])
+    value = str(knobs.configured(_SETTING[kind]))
     if value != "auto":
         return value
     if provider is None:
-        provider = str(cfg.get(_PROVIDER_SETTING.get(kind, ""), ""))
+        setting = _PROVIDER_SETTING.get(kind)
+        provider = str(knobs.configured(setting)) if setting else ""
     if kind == "rerank" and provider == "llm":  # the judge is the LLM: it sees what the LLM may
         return trust_of("llm")
     return CREDENTIALS if provider in _IN_PROCESS[kind] else INTERNAL

@@ -6,10 +6,10 @@ import json
 from datetime import datetime
 from typing import Any
 
-from django.conf import settings
 from django.utils.dateparse import parse_datetime
 from django.utils.timezone import is_naive, make_aware
 
+from ctx import knobs
 from ctx.errors import TooLarge, ValidationFailed
 from ctx.models import BlockType, Sensitivity
 
@@ -66,7 +66,7 @@ def content(data: dict[str, Any], name: str = "content", *, required: bool = Tru
         return None
     if not isinstance(value, str) or not value.strip():
         raise ValidationFailed(f"'{name}' must be a non-empty string.", details={"field": name})
-    limit = settings.CTX["CTX_MAX_CONTENT_BYTES"]
+    limit = knobs.value("CTX_MAX_CONTENT_BYTES")
     size = len(value.encode("utf-8"))
     if size > limit:
         raise TooLarge(

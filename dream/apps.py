@@ -13,10 +13,10 @@ class DreamConfig(AppConfig):
         # (Imports here, not at module level: app modules may not import models before the
         # registry is ready.)
         import ctx.celery  # noqa: F401
-        from ctx import hooks
+        from ctx import hooks  # app modules load once the registry is ready
         from dream import checks  # noqa: F401 - registers the system checks
-        from dream import hooks as dream_hooks
-        from dream.graph import GraphExpansion
+        from dream import hooks as dream_hooks  # app modules load once the registry is ready
+        from dream.graph import GraphExpansion  # app modules load once the registry is ready
 
         hooks.BLOCKS_EMBEDDED.register(dream_hooks.on_embedded, order=20)
         hooks.BLOCK_SAVED.register(dream_hooks.on_saved, order=20)

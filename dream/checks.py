@@ -7,11 +7,16 @@ from typing import Any
 from django.conf import settings
 from django.core.checks import Error, register
 
+from ctx import knobs
+
 
 @register()
 def check_guard_thresholds(app_configs: Any, **kwargs: Any) -> list[Error]:
     """ctx.E030: the review threshold must lie below the near-copy threshold."""
-    review, archive = settings.CTX["CTX_GUARD_REVIEW_AT"], settings.CTX["CTX_GUARD_ARCHIVE_AT"]
+    review, archive = (
+        knobs.configured("CTX_GUARD_REVIEW_AT"),
+        knobs.configured("CTX_GUARD_ARCHIVE_AT"),
+    )
     if review < archive:
         return []
     return [
@@ -26,7 +31,7 @@ def check_guard_thresholds(app_configs: Any, **kwargs: Any) -> list[Error]:
 @register()
 def check_dream_budget(app_configs: Any, **kwargs: Any) -> list[Error]:
     """ctx.E031: a cycle task must end before Celery's soft time limit kills it."""
-    budget = settings.CTX["CTX_DREAM_TASK_SECONDS"]
+    budget = knobs.configured("CTX_DREAM_TASK_SECONDS")
     limit = getattr(settings, "CELERY_TASK_SOFT_TIME_LIMIT", None)
     if limit is None or budget < limit:
         return []

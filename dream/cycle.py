@@ -32,9 +32,9 @@ from ctx.sensitivity import highest
 from dream import backoff, claims, links, selection
 from dream.candidates import Candidate, find_many, title_threshold
 from dream.claims import Claim
+from dream.link_typing import Proposal, llm_type, rules_type
 from dream.replace import CycleCounts, CyclePlan, Existing, Net, rejudged, replay
 from dream.services import mode_get
-from dream.typing import Proposal, llm_type, rules_type
 from retrieval.llm import LLMError, get_llm
 
 log = logging.getLogger("ctx.dream")

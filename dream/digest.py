@@ -14,10 +14,10 @@ from collections import Counter
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
+from ctx import knobs
 from ctx.models import ApiKey, Block, Scope
 from ctx.principal import Principal
 from ctx.services import BlockInput, UpsertResult, block_upsert
@@ -112,7 +112,7 @@ def _tag_order(item: tuple[str, int]) -> tuple[int, str]:
 
 
 def _bounded(text: str) -> str:
-    limit = settings.CTX["CTX_MAX_CONTENT_BYTES"] - 64
+    limit = knobs.value("CTX_MAX_CONTENT_BYTES") - 64
     data = text.encode("utf-8")
     if len(data) <= limit:
         return text
@@ -160,7 +160,7 @@ def scopes_of(block_ids: list[str]) -> list[int]:
 def mark_due(scope_id: int, *, now: datetime) -> bool:
     """Push the scope's rebuild back by the debounce; True when no rebuild was pending (the
     caller then enqueues one)."""
-    debounce = timedelta(seconds=settings.CTX["CTX_DIGEST_DEBOUNCE_SECONDS"])
+    debounce = timedelta(seconds=knobs.value("CTX_DIGEST_DEBOUNCE_SECONDS"))
     with transaction.atomic():
         state, _ = DigestState.objects.select_for_update().get_or_create(scope_id=scope_id)
         pending = state.due_at is not None

@@ -13,9 +13,9 @@ from typing import Any
 
 from django.db import connection
 
+from ctx import knobs
 from ctx.models import Block
 from ctx.principal import Principal
-from ctx.registry import resolver as registry
 from ctx.selectors import get_block_for
 from retrieval.search import Hit, attach_blocks
 from retrieval.sql import Filters
@@ -226,7 +226,7 @@ class GraphExpansion(Stage):
     name = "graph"
 
     def run(self, qc: QueryContext, hits: list[Hit]) -> list[Hit]:
-        cfg = registry.values(qc.principal.tenant_id)  # live, tenants may tune it
+        cfg = knobs.values(qc.principal.tenant_id)  # live, tenants may tune it
         if not hits or hits[0].score <= 0 or cfg["CTX_GRAPH_SEEDS"] == 0:
             qc.explain[self.name] = "skipped: no seeds"
             return hits

@@ -26,7 +26,7 @@ from django.db import connection, transaction
 from django.db.models import Count
 from django.utils import timezone
 
-from ctx.errors import FORBIDDEN_SCOPE_MESSAGE, Forbidden, ValidationFailed
+from ctx.errors import ValidationFailed
 from ctx.models import Block
 from ctx.principal import Principal
 from ctx.selectors import get_scoped_for
@@ -34,6 +34,7 @@ from ctx.services import content_hash
 from dream.models import GuardFlag
 from dream.services import states_ensure
 from retrieval.chunking import windows
+from retrieval.embeddings import embed_texts
 
 log = logging.getLogger("ctx.dream.guard")
 
@@ -91,8 +92,6 @@ def store_hints(principal: Principal, block: Block) -> dict[str, Any]:
     found = _exact_twin(block)
     if found is None:
         try:
-            from retrieval.embeddings import embed_texts
-
             texts = windows(block.title, block.content)[:HINT_WINDOWS]
             # Above the embedder's trust this raises SensitivityBlocked: no hint, nothing sent.
             vector = _mean(embed_texts(texts, kind="passage", level=block.sensitivity))
@@ -198,27 +197,24 @@ def _flag(n: Neighbour, kind: str, auto: bool) -> None:
 # --- review --------------------------------------------------------------------------------------
 
 
-def get_flag_for(principal: Principal, flag_id: Any, *, for_update: bool = False) -> GuardFlag:
-    return get_scoped_for(
-        GuardFlag, principal, flag_id, missing=FLAG_NOT_FOUND, for_update=for_update
-    )
+def get_flag_for(principal: Principal, flag_id: Any, *, write: bool = False) -> GuardFlag:
+    return get_scoped_for(GuardFlag, principal, flag_id, missing=FLAG_NOT_FOUND, write=write)
 
 
 def flags_list(
     principal: Principal, scope_ids: list[int], *, status: str, limit: int
 ) -> list[GuardFlag]:
-    readable = [s for s in scope_ids if principal.can_read(s)]
     return list(
-        GuardFlag.objects.filter(scope_id__in=readable, status=status)
+        GuardFlag.objects.readable_by(principal, scope_ids)
+        .filter(status=status)
         .select_related("block", "twin", "scope")
         .order_by("-similarity", "-id")[:limit]
     )
 
 
 def flags_stats(principal: Principal, scope_ids: list[int]) -> dict[str, Any]:
-    readable = [s for s in scope_ids if principal.can_read(s)]
     rows = (
-        GuardFlag.objects.filter(scope_id__in=readable)
+        GuardFlag.objects.readable_by(principal, scope_ids)
         .values("kind", "status")
         .annotate(n=Count("id"))
         .order_by("kind", "status")
@@ -235,9 +231,7 @@ def flag_resolve(*, principal: Principal, flag_id: Any, action: str) -> GuardFla
     """archive: archive the flagged block; keep: keep both (and undo an automatic archive)."""
     if action not in ("archive", "keep"):
         raise ValidationFailed("'action' must be archive or keep.", details={"field": "action"})
-    flag = get_flag_for(principal, flag_id, for_update=True)
-    if not principal.can_write(flag.scope_id):
-        raise Forbidden(FORBIDDEN_SCOPE_MESSAGE)
+    flag = get_flag_for(principal, flag_id, write=True)
     archived = action == "archive"
     if archived:
         Block.objects.filter(pk=flag.block_id).update(archived=True)

@@ -11,6 +11,7 @@ from django.utils import timezone
 from ctx.models import Block
 from ctx.principal import Principal
 from dream import digest, guard, services
+from dream.tasks import enqueue_digest, enqueue_run
 
 log = logging.getLogger("ctx.dream")
 
@@ -27,7 +28,6 @@ def on_embedded(block_ids: list[str]) -> None:
         log.warning("guard check failed for %d blocks", len(block_ids), exc_info=True)
     services.states_ensure(block_ids, now=now)
     services.neighbours_wake([n.neighbour_id for n in near], now=now)
-    from dream.tasks import enqueue_run
 
     transaction.on_commit(enqueue_run)
 
@@ -39,7 +39,6 @@ def on_saved(blocks: list[Block]) -> None:
 
 def on_written(block_ids: list[str]) -> None:
     """ctx.services.AFTER_WRITE (after commit): debounce the scopes' topic maps."""
-    from dream.tasks import enqueue_digest
 
     now = timezone.now()
     for scope_id in digest.scopes_of(block_ids):

@@ -15,8 +15,8 @@ from datetime import datetime
 
 from django.db import connection
 
+from dream.link_typing import Proposal
 from dream.replace import Existing, Key
-from dream.typing import Proposal
 
 LINK_MIN_SUPPORT = 0.75  # links this confident count as support for quality and promotion
 

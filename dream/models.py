@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.db import models
 from django.db.models import F, Q
 
-from ctx.models import Block, Scope, Tenant
+from ctx.models import Block, Scope, ScopedQuerySet, Tenant
 
 
 class LinkClass(models.TextChoices):
@@ -51,6 +51,8 @@ class Link(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+
+    objects = ScopedQuerySet.as_manager()
 
     class Meta:
         constraints = [
@@ -184,6 +186,8 @@ class GuardFlag(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     resolved_at = models.DateTimeField(null=True, blank=True)
     resolved_by = models.CharField(max_length=200, blank=True)
+
+    objects = ScopedQuerySet.as_manager()
 
     class Meta:
         constraints = [

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from django.conf import settings
 from django.utils import timezone
 
-from ctx import selectors
-from ctx.errors import Forbidden
+from ctx import knobs, selectors
 from ctx.ops.inputs import ChoiceParam, FloatParam, Input, IntParam, ScopeList, Text
-from ctx.permissions import TIER_MESSAGE
+from ctx.permissions import require_server_admin
 from ctx.principal import Principal
 from ctx.services import writable_scope
 from dream import digest, graph, guard, presenters, services
@@ -43,8 +41,7 @@ class ModeInput(Input):
 
 
 def mode_set(p: Principal, data: ModeInput) -> dict[str, str]:
-    if not p.is_admin:  # one switch for every tenant: server admins only
-        raise Forbidden(TIER_MESSAGE)
+    require_server_admin(p)  # one switch for every tenant
     return {"mode": services.mode_set(mode=data.mode, by=p.key.name).mode}
 
 
@@ -69,7 +66,7 @@ def review(p: Principal, data: ReviewInput) -> dict[str, Any]:
     found = dream_selectors.review_links(
         p,
         data.scope_ids(p),
-        below=settings.CTX["CTX_DREAM_REVIEW_BELOW"],
+        below=knobs.value("CTX_DREAM_REVIEW_BELOW"),
         link_class=data.link_class,
         limit=data.limit or 50,
     )

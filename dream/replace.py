@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from dream.typing import Proposal
+from dream.link_typing import Proposal
 
 Key = tuple[str, str, str]  # (source, target, class)
 

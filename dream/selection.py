@@ -14,8 +14,8 @@ from collections import Counter
 from dataclasses import replace
 
 from dream.candidates import Candidate, Source
+from dream.link_typing import CAUSAL, RECURRENT, SUPERSEDES, Proposal, similar_titles
 from dream.models import SYMMETRIC
-from dream.typing import CAUSAL, RECURRENT, SUPERSEDES, Proposal, similar_titles
 
 # Among equally confident links of classes chosen equally often: the more telling class first.
 PRIORITY = {SUPERSEDES: 4, RECURRENT: 3, CAUSAL: 2, "factual": 2, "topical": 1}

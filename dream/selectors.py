@@ -17,8 +17,8 @@ from dream.models import Link, LinkClass, LinkOrigin
 LINK_NOT_FOUND = "Link not found."
 
 
-def get_link_for(principal: Principal, link_id: Any, *, for_update: bool = False) -> Link:
-    return get_scoped_for(Link, principal, link_id, missing=LINK_NOT_FOUND, for_update=for_update)
+def get_link_for(principal: Principal, link_id: Any, *, write: bool = False) -> Link:
+    return get_scoped_for(Link, principal, link_id, missing=LINK_NOT_FOUND, write=write)
 
 
 def review_links(
@@ -31,9 +31,10 @@ def review_links(
 ) -> list[Link]:
     """Unpinned dream links that want a human look: every supersedes link (it hides its
     target) and the less confident ones; supersedes first, then the least confident."""
-    readable = [s for s in scope_ids if principal.can_read(s)]
-    qs = Link.objects.filter(scope_id__in=readable, origin=LinkOrigin.DREAM, pinned=False).filter(
-        Q(link_class=LinkClass.SUPERSEDES) | Q(confidence__lt=below)
+    qs = (
+        Link.objects.readable_by(principal, scope_ids)
+        .filter(origin=LinkOrigin.DREAM, pinned=False)
+        .filter(Q(link_class=LinkClass.SUPERSEDES) | Q(confidence__lt=below))
     )
     if link_class:
         qs = qs.filter(link_class=link_class)
@@ -100,7 +101,7 @@ def queue_stats(scope_ids: list[int], *, now: datetime) -> dict[str, Any]:
 
 def link_counts(scope_ids: list[int]) -> dict[str, Any]:
     rows = (
-        Link.objects.filter(scope_id__in=scope_ids)
+        Link.objects.in_scopes(scope_ids)
         .values("link_class")
         .annotate(n=Count("id"), pinned=Count("id", filter=Q(pinned=True)))
         .order_by("link_class")

@@ -9,11 +9,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
-from ctx.errors import FORBIDDEN_SCOPE_MESSAGE, Forbidden, ValidationFailed
+from ctx import knobs
+from ctx.errors import ValidationFailed
 from ctx.models import Block
 from ctx.principal import Principal
 from dream import links
@@ -32,7 +32,7 @@ NEIGHBOURS_WOKEN = 5  # a new or changed block makes this many nearest neighbour
 def mode_get() -> str:
     """The central mode; the CTX_DREAM_INITIAL_MODE setting until an admin sets one."""
     row = DreamMode.objects.filter(pk=1).values_list("mode", flat=True).first()
-    return str(row) if row is not None else str(settings.CTX["CTX_DREAM_INITIAL_MODE"])
+    return str(row) if row is not None else str(knobs.value("CTX_DREAM_INITIAL_MODE"))
 
 
 def mode_set(*, mode: str, by: str) -> DreamMode:
@@ -108,9 +108,7 @@ def link_resolve(*, principal: Principal, link_id: Any, action: str) -> dict[str
     supersedes link, restore its target. The same 404 for foreign and missing links."""
     if action not in ("confirm", "delete"):
         raise ValidationFailed("'action' must be confirm or delete.", details={"field": "action"})
-    link = get_link_for(principal, link_id, for_update=True)
-    if not principal.can_write(link.scope_id):
-        raise Forbidden(FORBIDDEN_SCOPE_MESSAGE)
+    link = get_link_for(principal, link_id, write=True)
     links.lock_blocks([str(link.source_id), str(link.target_id)])
     if action == "confirm":
         link.pinned = True
@@ -120,10 +118,10 @@ def link_resolve(*, principal: Principal, link_id: Any, action: str) -> dict[str
     link.delete()
     restored: list[str] = []
     if was_supersedes:
-        restored = links.restore([target], minimum=settings.CTX["CTX_DREAM_SUPERSEDE_MIN"])
+        restored = links.restore([target], minimum=knobs.value("CTX_DREAM_SUPERSEDE_MIN"))
     links.update_quality(
         [str(link.source_id), target],
-        canonical_support=settings.CTX["CTX_DREAM_CANONICAL_SUPPORT"],
+        canonical_support=knobs.value("CTX_DREAM_CANONICAL_SUPPORT"),
     )
     return {"action": "deleted", "id": link_id, "restored": restored}
 

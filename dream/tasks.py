@@ -14,6 +14,7 @@ from celery import shared_task
 from django.conf import settings
 from django.utils import timezone
 
+from ctx import knobs
 from dream import digest, scheduler
 from dream.cycle import run_cycles, worker_name
 
@@ -61,5 +62,5 @@ def enqueue_run() -> None:
 
 def enqueue_digest(scope_id: int) -> None:
     if _broker():
-        countdown = settings.CTX["CTX_DIGEST_DEBOUNCE_SECONDS"]
+        countdown = knobs.value("CTX_DIGEST_DEBOUNCE_SECONDS")
         build_digest.apply_async(args=[scope_id], countdown=countdown, retry=False)

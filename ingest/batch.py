@@ -10,12 +10,12 @@ import re
 from datetime import datetime
 from typing import Annotated, Any, Self
 
-from django.conf import settings
 from pydantic import BeforeValidator, Field
 
+from ctx import knobs
 from ctx import validation as v
 from ctx.errors import TooLarge, ValidationFailed
-from ctx.ops.inputs import Flag, Input, IntParam, OneOf, ScopeName, Text, When
+from ctx.ops.inputs import UNKNOWN_FIELDS, Flag, Input, IntParam, OneOf, ScopeName, Text, When
 from ingest.models import ROLES, TOOL_RE
 
 MAX_SESSIONS = 500
@@ -130,11 +130,11 @@ def _bounded(value: Any) -> Any:
     if len(value) > MAX_SESSIONS:
         raise TooLarge(f"'sessions' has more than {MAX_SESSIONS} items.")
     messages = [m for s in value if isinstance(s, dict) for m in (s.get("messages") or [])]
-    limit = int(settings.CTX["CTX_SESSION_IMPORT_MAX_MESSAGES"])
+    limit = int(knobs.value("CTX_SESSION_IMPORT_MAX_MESSAGES"))
     if len(messages) > limit:
         raise TooLarge(f"The batch has {len(messages)} messages; the limit is {limit}.")
     size = sum(len(str(m.get("text") or "").encode()) for m in messages if isinstance(m, dict))
-    limit = int(settings.CTX["CTX_SESSION_IMPORT_MAX_BYTES"])
+    limit = int(knobs.value("CTX_SESSION_IMPORT_MAX_BYTES"))
     if size > limit:
         raise TooLarge(f"The batch has {size} bytes of text; the limit is {limit} bytes.")
     return value
@@ -156,9 +156,28 @@ class ImportInput(Input):
         return super().parse(data)
 
 
+CONTEXTOS_FIELDS = frozenset(
+    {"platform", "session_id", "messages", "title", "project", "cwd", "scope", "machine"}
+    | {"restore_deleted"}
+)
+CONTEXTOS_MESSAGE_FIELDS = frozenset({"role", "content", "text", "timestamp"})
+
+
+def _known(raw: dict[str, Any], known: frozenset[str], where: str = "") -> None:
+    """The translation must not drop what it does not read: the same policy as every input
+    (ctx.ops.inputs.UNKNOWN_FIELDS), the unknown field named."""
+    if UNKNOWN_FIELDS != "forbid":
+        return
+    unknown = sorted(k for k in raw if k not in known)
+    if unknown:
+        name = f"{where}{unknown[0]}"
+        raise ValidationFailed(f"Unknown field '{name}'.", details={"field": name})
+
+
 def contextos(data: dict[str, Any]) -> dict[str, Any]:
     """`{platform, session_id, messages: [{role, content, timestamp}], title?, project?}` as one
     session of the normalised shape; messages carry no index, so they are appended."""
+    _known(data, CONTEXTOS_FIELDS)
     messages = data.get("messages")
     if not isinstance(messages, list):
         raise ValidationFailed("'messages' must be a list.", details={"field": "messages"})
@@ -167,7 +186,7 @@ def contextos(data: dict[str, Any]) -> dict[str, Any]:
         "external_id": data.get("session_id"),
         "title": data.get("title"),
         "project_root": data.get("project") or data.get("cwd"),
-        "messages": [_contextos_message(m) for m in messages],
+        "messages": [_contextos_message(m, n) for n, m in enumerate(messages)],
     }
     rest: dict[str, Any] = {
         k: data[k] for k in ("scope", "machine", "restore_deleted") if k in data
@@ -175,9 +194,10 @@ def contextos(data: dict[str, Any]) -> dict[str, Any]:
     return {"sessions": [session], **rest}
 
 
-def _contextos_message(raw: Any) -> Any:
+def _contextos_message(raw: Any, n: int) -> Any:
     if not isinstance(raw, dict):
         return raw  # the model names the error
+    _known(raw, CONTEXTOS_MESSAGE_FIELDS, f"messages.{n}.")
     text = raw.get("content", raw.get("text"))
     if isinstance(text, list):  # content blocks: their text parts
         text = "\n".join(str(b.get("text", "")) for b in text if isinstance(b, dict))

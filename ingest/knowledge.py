@@ -16,18 +16,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from django.conf import settings
 from django.db import connection, transaction
 
-from ctx import services
+from ctx import knobs, services
 from ctx.errors import SensitivityBlocked
 from ctx.models import Block, BlockType
 from ctx.principal import Principal
 from ctx.sensitivity import detect_block
 from dream import links as dream_links
 from dream import services as dream_services
+from dream.link_typing import Proposal
 from dream.models import LinkClass, LinkOrigin
-from dream.typing import Proposal
 from ingest import enrich
 from ingest.models import Session
 from ingest.selectors import get_session_for
@@ -101,7 +100,7 @@ def _stored(scope_id: int, kind: Kind, vec: np.ndarray) -> Nearest | None:
 
 def _pending(scope_id: int, kind: Kind, vec: np.ndarray) -> Nearest | None:
     """The closest of the kind's blocks that wait for their vector, embedded now."""
-    limit = int(settings.CTX["CTX_KNOWLEDGE_EMBED_PENDING"])
+    limit = int(knobs.value("CTX_KNOWLEDGE_EMBED_PENDING"))
     rows = list(
         Block.objects.filter(
             scope_id=scope_id,
@@ -218,10 +217,11 @@ def save(principal: Principal, entry: Entry) -> dict[str, Any]:
     meta = _metadata(entry, session)
     level = detect_block(entry.title, entry.content, entry.tags, meta).level
     match = nearest(scope_id, entry, level)
-    cfg = settings.CTX
     base = {"kind": entry.kind.name, "files": meta["files"], "tools": meta["tools"]}
     base["source_session"] = meta.get("session")
-    if match is not None and match.similarity >= cfg["CTX_KNOWLEDGE_REJECT_AT"]:
+    if match is not None and match.similarity >= knobs.value(
+        "CTX_KNOWLEDGE_REJECT_AT", principal.tenant_id
+    ):
         return {**base, "action": "rejected", "id": match.id, "similarity": _round(match)}
     with transaction.atomic():
         data = services.BlockInput(
@@ -235,7 +235,9 @@ def save(principal: Principal, entry: Entry) -> dict[str, Any]:
         )
         scope = next(n for n, sid in principal.scope_names.items() if sid == scope_id)
         block = services.block_upsert(principal=principal, scope=scope, data=data).block
-        supersedes = match is not None and match.similarity >= cfg["CTX_KNOWLEDGE_SUPERSEDE_AT"]
+        supersedes = match is not None and match.similarity >= knobs.value(
+            "CTX_KNOWLEDGE_SUPERSEDE_AT", principal.tenant_id
+        )
         if supersedes and match is not None:
             _supersede(str(block.pk), match.id, match.similarity)
     return {

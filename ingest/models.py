@@ -9,7 +9,7 @@ from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.db.models import Q
 
-from ctx.models import ApiKey, Block, Scope
+from ctx.models import ApiKey, Block, Scope, ScopedQuerySet
 
 ROLES = ("user", "assistant", "tool", "system")
 TOOL_RE = r"^[a-z0-9][a-z0-9._-]{0,31}$"
@@ -63,6 +63,8 @@ class Session(models.Model):
     deleted_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+
+    objects = ScopedQuerySet.as_manager()
 
     class Meta:
         constraints = [
@@ -157,6 +159,8 @@ class ImportJob(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+
+    objects = ScopedQuerySet.as_manager()
 
     class Meta:
         constraints = [

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from django.conf import settings
 from pydantic import BeforeValidator, Field, WithJsonSchema
 
-from ctx import selectors
+from ctx import knobs, selectors
 from ctx.errors import ValidationFailed
 from ctx.ops.inputs import (
     Input,
@@ -158,7 +157,7 @@ def sessions_search(principal: Principal, data: SearchInput) -> p.SearchPayload:
         principal,
         query=data.query,
         limit=data.limit or 5,
-        per_session=int(settings.CTX["CTX_SESSION_SEARCH_PER_SESSION"]),
+        per_session=int(knobs.value("CTX_SESSION_SEARCH_PER_SESSION", principal.tenant_id)),
         tool=data.tool,
         project=data.project,
         scopes=list(data.scopes),

@@ -12,24 +12,24 @@ from django.db.models import F, QuerySet
 
 from ctx.errors import NotFound
 from ctx.principal import Principal
-from ctx.selectors import first_for, int_pk
+from ctx.selectors import int_pk, row_for
 from ingest.models import ImportJob, Message, Session
 
 SESSION_NOT_FOUND = "Session not found."
 JOB_NOT_FOUND = "Job not found."
 
 
-def get_session_for(principal: Principal, raw_id: object, *, for_update: bool = False) -> Session:
+def get_session_for(principal: Principal, raw_id: object, *, write: bool = False) -> Session:
+    """With `write` the row is locked and a session the principal may only read is Forbidden."""
     pk = int_pk(raw_id)
     if pk is None:
         raise NotFound(SESSION_NOT_FOUND)
-    qs = Session.objects.filter(
-        pk=pk, scope_id__in=principal.read_scope_ids, deleted_at__isnull=True
-    ).select_related("scope")
-    session = first_for(qs, for_update=for_update)
-    if session is None:
-        raise NotFound(SESSION_NOT_FOUND)
-    return session
+    qs = (
+        Session.objects.filter(pk=pk, deleted_at__isnull=True)
+        .readable_by(principal)
+        .select_related("scope")
+    )
+    return row_for(principal, qs, write=write, missing=NotFound(SESSION_NOT_FOUND))
 
 
 def get_job_for(principal: Principal, raw_id: object) -> ImportJob:
@@ -37,7 +37,7 @@ def get_job_for(principal: Principal, raw_id: object) -> ImportJob:
         pk = uuid.UUID(str(raw_id))
     except ValueError:
         raise NotFound(JOB_NOT_FOUND) from None
-    job = ImportJob.objects.filter(pk=pk, scope_id__in=principal.read_scope_ids).first()
+    job = ImportJob.objects.filter(pk=pk).readable_by(principal).first()
     if job is None:
         raise NotFound(JOB_NOT_FOUND)
     return job
@@ -54,8 +54,7 @@ class SessionFilter:
 
 def sessions(principal: Principal, f: SessionFilter) -> QuerySet[Session]:
     """Live sessions in the given readable scopes, newest activity first."""
-    readable = [s for s in f.scope_ids if principal.can_read(s)]  # a stray id must not leak
-    qs = Session.objects.filter(scope_id__in=readable, deleted_at__isnull=True)
+    qs = Session.objects.readable_by(principal, f.scope_ids).filter(deleted_at__isnull=True)
     if f.tool:
         qs = qs.filter(tool=f.tool)
     if f.project:
@@ -85,7 +84,9 @@ def messages(session: Session, *, offset: int, limit: int) -> list[Message]:
 
 
 def sessions_by_id(principal: Principal, ids: list[int]) -> dict[int, Session]:
-    rows = Session.objects.filter(
-        pk__in=ids, scope_id__in=principal.read_scope_ids, deleted_at__isnull=True
-    ).select_related("scope")
+    rows = (
+        Session.objects.filter(pk__in=ids, deleted_at__isnull=True)
+        .readable_by(principal)
+        .select_related("scope")
+    )
     return {s.pk: s for s in rows}

@@ -184,9 +184,7 @@ def _status(merge: importer.Merge) -> str:
 def session_delete(*, principal: Principal, session_id: object) -> dict[str, Any]:
     """Remove a session's messages and windows (with their embeddings) and keep a tombstone, so
     that a later import skips it unless asked to restore it. Same 404 for foreign ids."""
-    session = get_session_for(principal, session_id, for_update=True)
-    if not principal.can_write(session.scope_id):
-        raise Forbidden(FORBIDDEN_SCOPE_MESSAGE)
+    session = get_session_for(principal, session_id, write=True)
     windows = windowing.purge(principal, session)
     messages, _ = Message.objects.filter(session=session).delete()
     Session.objects.filter(pk=session.pk).update(

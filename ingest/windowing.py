@@ -11,9 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from django.conf import settings
-
-from ctx import services
+from ctx import knobs, services
 from ctx.models import BlockType
 from ctx.principal import Principal
 from ctx.services import BlockInput
@@ -24,13 +22,12 @@ UPSERT_CHUNK = 500  # block_upsert_many's batch size (one locking read, one bulk
 
 
 def limits() -> w.Limits:
-    cfg = settings.CTX
     return w.Limits(
-        size=cfg["CTX_SESSION_WINDOW_SIZE"],
-        stride=cfg["CTX_SESSION_WINDOW_STRIDE"],
-        message_chars=cfg["CTX_SESSION_WINDOW_MESSAGE_CHARS"],
-        assistant_chars=cfg["CTX_SESSION_WINDOW_ASSISTANT_CHARS"],
-        tool_chars=cfg["CTX_SESSION_WINDOW_TOOL_CHARS"],
+        size=knobs.value("CTX_SESSION_WINDOW_SIZE"),
+        stride=knobs.value("CTX_SESSION_WINDOW_STRIDE"),
+        message_chars=knobs.value("CTX_SESSION_WINDOW_MESSAGE_CHARS"),
+        assistant_chars=knobs.value("CTX_SESSION_WINDOW_ASSISTANT_CHARS"),
+        tool_chars=knobs.value("CTX_SESSION_WINDOW_TOOL_CHARS"),
     )
 
 

@@ -13,7 +13,8 @@ from typing import Any
 from django.utils import timezone
 
 from ctx import bulk
-from ctx.models import Block, TemporalAnchor
+from ctx.models import Block
+from retrieval.models import TemporalAnchor
 from retrieval.temporal import anchor_dimensions, extract_dates
 
 

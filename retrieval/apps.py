@@ -12,12 +12,16 @@ class RetrievalConfig(AppConfig):
         # registry is ready.
         from ctx import hooks
         from retrieval import checks  # noqa: F401 - registers the system checks
+
+        # app modules load once the registry is ready
         from retrieval.anchoring import derive, write_anchors
-        from retrieval.feedback import QueryFeedback
+        from retrieval.feedback import QueryFeedback  # app modules load once the registry is ready
+
+        # app modules load once the registry is ready
         from retrieval.gravity_stages import CyclicGravity, LinearGravity
-        from retrieval.rerank import Rerank
-        from retrieval.stages import SupersededFilter
-        from retrieval.tasks import enqueue_embedding
+        from retrieval.rerank import Rerank  # app modules load once the registry is ready
+        from retrieval.stages import SupersededFilter  # app modules load once the registry is ready
+        from retrieval.tasks import enqueue_embedding  # app modules load once the registry is ready
 
         hooks.BLOCKS_WRITTEN.register(enqueue_embedding, order=10)
         hooks.BLOCK_DERIVE.register(derive, order=10)

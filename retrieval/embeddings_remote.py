@@ -11,10 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
-from ctx import outbound
+from ctx import knobs, outbound
 from retrieval.embedding_base import (
     EmbeddingError,
     EmbedKind,
@@ -126,18 +125,17 @@ REMOTE_PROVIDERS: dict[str, type[RemoteEmbeddings]] = {
 
 def remote_embedder_from_settings() -> RemoteEmbeddings:
     """The remote provider CTX_EMBED_PROVIDER names (ollama | openai), built from settings."""
-    ctx = settings.CTX
-    provider = ctx["CTX_EMBED_PROVIDER"]
+    provider = knobs.value("CTX_EMBED_PROVIDER")
     if provider not in REMOTE_PROVIDERS:
         raise ImproperlyConfigured(f"CTX_EMBED_PROVIDER={provider!r} is not a remote provider")
-    if not ctx["CTX_EMBED_MODEL"]:
+    if not knobs.value("CTX_EMBED_MODEL"):
         raise ImproperlyConfigured(
             f"CTX_EMBED_MODEL is required with CTX_EMBED_PROVIDER={provider}"
         )
     return REMOTE_PROVIDERS[provider](
-        model=ctx["CTX_EMBED_MODEL"],
-        dim=ctx["CTX_EMBED_DIM"],
-        base_url=ctx["CTX_EMBED_BASE_URL"],
-        api_key=ctx["CTX_EMBED_API_KEY"],
-        timeout=ctx["CTX_EMBED_TIMEOUT"],
+        model=knobs.value("CTX_EMBED_MODEL"),
+        dim=knobs.value("CTX_EMBED_DIM"),
+        base_url=knobs.value("CTX_EMBED_BASE_URL"),
+        api_key=knobs.value("CTX_EMBED_API_KEY"),
+        timeout=knobs.value("CTX_EMBED_TIMEOUT"),
     )

@@ -9,8 +9,8 @@ and the semantic arm's own candidates. The other arms' scores stay, the arms are
 and each hit keeps the gravity it already earned.
 
 It helps most where several blocks hold one answer each (LongMemEval multi-session
-questions, docs/retrieval.md); it needs the query vector and the fusion's raw arm scores, and
-it fails open like every stage.
+questions, docs/architecture.md "Retrieval"); it needs the query vector and the fusion's raw
+arm scores, and it fails open like every stage.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Any
 
 from django.db import connection
 
-from ctx.registry.resolver import value as registry_value
+from ctx import knobs
 from retrieval.search import Hit, vector_literal
 from retrieval.stages import QueryContext, Stage
 
@@ -50,8 +50,8 @@ class QueryFeedback(Stage):
             qc.explain[self.name] = "skipped: no semantic arm"
             return hits
         tenant = qc.principal.tenant_id
-        seeds = [h.id for h in hits[: int(registry_value("CTX_FEEDBACK_SEEDS", tenant))]]
-        weight = float(registry_value("CTX_FEEDBACK_WEIGHT", tenant))
+        seeds = [h.id for h in hits[: int(knobs.value("CTX_FEEDBACK_SEEDS", tenant))]]
+        weight = float(knobs.value("CTX_FEEDBACK_WEIGHT", tenant))
         if weight <= 0:
             qc.explain[self.name] = "skipped: CTX_FEEDBACK_WEIGHT is 0"
             return hits

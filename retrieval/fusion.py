@@ -7,9 +7,10 @@ Two methods (`CTX_FUSION`):
   floor (0 for full text and title, where "no match" is the true score; the lowest pooled
   cosine for the semantic arm, whose pool is cut by rank). Scores keep their spread, so a
   block far ahead of the rest stays far ahead, and later multiplicative stages (gravity) act on
-  a scale where "twice as good" means something. Measured on LongMemEval_S (docs/retrieval.md)
-  it beats RRF at every k; it is the convex combination of normalised scores that Bruch et al.
-  (2023, "An Analysis of Fusion Functions for Hybrid Retrieval") found better than RRF.
+  a scale where "twice as good" means something. Measured on LongMemEval_S
+  (docs/architecture.md, "Retrieval") it beats RRF at every k; it is the convex combination of
+  normalised scores that Bruch et al. (2023, "An Analysis of Fusion Functions for Hybrid
+  Retrieval") found better than RRF.
 * ``rrf``: weighted reciprocal rank fusion, ``sum(w / (k + rank))``; ranks only, so one arm's
   outlier cannot dominate, at the price of flattening every margin.
 

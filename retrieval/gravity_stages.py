@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from django.utils import timezone
 
-from ctx.registry.resolver import value as registry_value
+from ctx import knobs
 from retrieval.anchoring import block_dates
 from retrieval.search import Hit
 from retrieval.stages import QueryContext, Stage
@@ -16,7 +16,7 @@ from retrieval.temporal.gravity import best_cyclic, best_linear, cyclic_factor
 
 def _cap(qc: QueryContext) -> float:
     """Live, and tenants may tune it (docs/settings.md)."""
-    return float(registry_value("CTX_GRAVITY_CAP", qc.principal.tenant_id))
+    return float(knobs.value("CTX_GRAVITY_CAP", qc.principal.tenant_id))
 
 
 def _lift(hit: Hit, factor: float, cap: float) -> float:

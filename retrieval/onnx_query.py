@@ -89,10 +89,10 @@ def ensure_export(model_dir: str, models_dir: Path, *, int8: bool = False) -> Pa
 
 
 def _export(model_dir: str, path: Path) -> None:
-    import warnings
+    import warnings  # heavy: loaded on first use
 
-    import torch
-    from transformers import AutoModel
+    import torch  # heavy: loaded on first use
+    from transformers import AutoModel  # heavy: loaded on first use
 
     model = AutoModel.from_pretrained(model_dir).eval()
 
@@ -128,7 +128,9 @@ def _quantize(path: Path) -> None:
     the fly: 3.0 instead of 5.8 ms per question on one thread; cosine to the fp32 vectors 0.995
     on average (min 0.991) over 100 LongMemEval questions, and the same LongMemEval_S figures
     within a question (docs/architecture.md)."""
-    from onnxruntime.quantization import QuantType, quantize_dynamic
+    from onnxruntime.quantization import QuantType, quantize_dynamic  # heavy: loaded on first use
+
+    # heavy: loaded on first use
     from onnxruntime.quantization.shape_inference import quant_pre_process
 
     prepared = path.with_suffix(".pre")
@@ -150,8 +152,8 @@ class OnnxQueryEncoder:
     computes them."""
 
     def __init__(self, model_dir: str, onnx_file: Path, threads: int = 1) -> None:
-        import onnxruntime as ort
-        from tokenizers import Tokenizer
+        import onnxruntime as ort  # heavy: loaded on first use
+        from tokenizers import Tokenizer  # heavy: loaded on first use
 
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads

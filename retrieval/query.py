@@ -14,10 +14,10 @@ from typing import Any
 
 from django.utils import timezone
 
+from ctx import knobs
 from ctx.errors import SensitivityBlocked
 from ctx.models import Block
 from ctx.principal import Principal
-from ctx.registry import resolver as registry
 from ctx.trust import allows
 from retrieval import confidence, decompose, synthesis, temporal_query, translate
 from retrieval.embeddings import embed_queries
@@ -70,12 +70,12 @@ class QueryResult:
 
 def weights(tenant_id: int | None = None) -> ArmWeights:
     """The fusion weights and method in force for the tenant (live knobs, docs/settings.md)."""
-    cfg = registry.values(tenant_id)
+    cfg = knobs.values(tenant_id)
     return ArmWeights(
-        semantic=cfg["CTX_RRF_W_SEMANTIC"],
-        fts_en=cfg["CTX_RRF_W_FTS_EN"],
-        fts_de=cfg["CTX_RRF_W_FTS_DE"],
-        title=cfg["CTX_RRF_W_TITLE"],
+        semantic=cfg["CTX_FUSION_W_SEMANTIC"],
+        fts_en=cfg["CTX_FUSION_W_FTS_EN"],
+        fts_de=cfg["CTX_FUSION_W_FTS_DE"],
+        title=cfg["CTX_FUSION_W_TITLE"],
         k=cfg["CTX_RRF_K"],
         method=cfg["CTX_FUSION"],
     )
@@ -258,7 +258,7 @@ def run_query(principal: Principal, params: QueryParams) -> QueryResult:
     )
     mark = time.perf_counter()
     qc.temporal = temporal_query.intent_for(sp.query, qc.now)
-    decomposing = registry.value("CTX_QUERY_DECOMPOSE", principal.tenant_id)
+    decomposing = knobs.value("CTX_QUERY_DECOMPOSE", principal.tenant_id)
     parts = decompose.parts(sp.query) if decomposing else []
     # One batch: the question and its parts (a part holds no secret its question lacks).
     qc.query_vector, *part_vectors = _vectors([sp.query, *parts], qc.explain)
@@ -268,7 +268,7 @@ def run_query(principal: Principal, params: QueryParams) -> QueryResult:
     hits = _retrieve(qc, params)
     timing["search"] = _ms(mark)
     mark = time.perf_counter()
-    configured = registry.value("CTX_QUERY_STAGES", principal.tenant_id)
+    configured = knobs.value("CTX_QUERY_STAGES", principal.tenant_id)
     order = params.stages if params.stages is not None else configured
     hits = run_stages(qc, hits, tuple(order))[: sp.limit]
     timing["stages"] = _ms(mark)

@@ -15,9 +15,8 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any, Protocol
 
-from ctx import outbound
+from ctx import knobs, outbound
 from ctx.errors import SensitivityBlocked
-from ctx.registry import resolver as registry
 from ctx.sensitivity import highest, text_level
 from ctx.trust import ensure_trusted
 from retrieval.llm.base import Message
@@ -40,7 +39,7 @@ class CrossEncoderBackend:
     name = "crossencoder"
 
     def __init__(self, model: str, max_tokens: int = 256, quantize: bool = False) -> None:
-        from sentence_transformers import CrossEncoder
+        from sentence_transformers import CrossEncoder  # heavy: loaded on first use
 
         # Cost grows with the pair's length; the query plus a block's opening is what counts.
         self.model = CrossEncoder(model, device="cpu", max_length=max_tokens)
@@ -104,7 +103,7 @@ class LLMJudgeBackend:
     name = "llm"
 
     def score(self, query: str, docs: Sequence[str], *, budget_s: float) -> list[float]:
-        from retrieval.llm import get_llm
+        from retrieval.llm import get_llm  # heavy: loaded on first use
 
         llm = get_llm()
         if llm is None:
@@ -145,7 +144,7 @@ def _backend(
 
 
 def get_backend() -> RerankBackend | None:
-    cfg = registry.values()  # live, server-wide: the key may be a sealed secret's reference
+    cfg = knobs.values()  # live, server-wide: the key may be a sealed secret's reference
     return _backend(
         cfg["CTX_RERANK_BACKEND"],
         cfg["CTX_RERANK_MODEL"],
@@ -179,7 +178,7 @@ class Rerank(Stage):
         if backend is None or len(hits) < 2:
             qc.explain[self.name] = "skipped: no backend" if backend is None else "skipped"
             return hits
-        cfg = registry.values(qc.principal.tenant_id)
+        cfg = knobs.values(qc.principal.tenant_id)
         head, tail = hits[: cfg["CTX_RERANK_TOP_N"]], hits[cfg["CTX_RERANK_TOP_N"] :]
         budget = cfg["CTX_RERANK_BUDGET_MS"] / 1000
         started = time.perf_counter()

@@ -11,8 +11,8 @@ from typing import Any
 from django.db import connection
 from django.db.models import BooleanField, ExpressionWrapper, Q
 
+from ctx import knobs
 from ctx.models import Block
-from ctx.registry import resolver as registry
 from retrieval import fusion, termstats
 from retrieval.sql import ARMS, LEXICAL_ARMS, MAX_TERMS, ArmWeights, Filters, LexicalTerms, arms_sql
 from retrieval.text import content_words, lexical_query, wants_title_arm
@@ -151,7 +151,7 @@ def scope_size(scope_ids: list[int]) -> ScopeSize:
                 [scope_ids],
             )
             n = int(cur.fetchone()[0])
-    large = n >= registry.value("CTX_FTS_STATS_FROM")
+    large = n >= knobs.value("CTX_FTS_STATS_FROM")
     size = ScopeSize(n, termstats.counted(scope_ids) if large else ())
     if n >= N_EXACT_UP_TO:
         _sizes.put(scope_ids, size)
@@ -231,7 +231,7 @@ def run_arms(
         df_cap=df_cap(n_docs),
         counted_scopes=list(size.counted),
         uncounted_scopes=[i for i in filters.scope_ids if i not in size.counted],
-        match_budget=registry.value("CTX_FTS_MATCH_BUDGET"),
+        match_budget=knobs.value("CTX_FTS_MATCH_BUDGET"),
     )
     with connection.cursor() as cur:
         cur.execute(sql, params)

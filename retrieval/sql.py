@@ -1,7 +1,8 @@
-"""The fused search statement: every arm and the weighted RRF in one SQL round trip.
+"""The arms' statement: every arm's candidates and raw scores in one SQL round trip.
 
 Each arm ranks its own candidate pool with the scope and filter predicates inside it (so a
-filter never starves an arm), then the arms' ranks are fused by weighted reciprocal rank.
+filter never starves an arm) and reports its raw scores; fusion (z-scores by default, weighted
+reciprocal rank by setting) happens in Python, retrieval/fusion.py.
 """
 
 from __future__ import annotations

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from celery import shared_task
+from django.conf import settings
 
 from retrieval import indexing, termstats
 
@@ -26,7 +27,6 @@ def term_stats() -> list[int]:
 
 def enqueue_embedding(block_ids: list[str]) -> None:
     """The after-write hook: runs after the transaction committed (ctx.services)."""
-    from django.conf import settings
 
     if not settings.CELERY_BROKER_URL:
         return  # no broker (a management command): the periodic backfill catches up

@@ -17,6 +17,8 @@ from datetime import date, timedelta
 from functools import lru_cache
 from typing import Any
 
+from ctx.errors import SensitivityBlocked
+from retrieval.llm import LLMError, get_llm
 from retrieval.llm.base import Message
 from retrieval.temporal import TemporalIntent
 from retrieval.temporal.intent import DateRange
@@ -85,8 +87,6 @@ def resolve(
 @lru_cache(maxsize=512)
 def _ask(query: str, today: str, endpoint: tuple[str, str, str]) -> tuple[DateRange, ...]:
     """One LLM call per (query, day, endpoint); an unusable answer is remembered as ()."""
-    from ctx.errors import SensitivityBlocked
-    from retrieval.llm import LLMError, get_llm
 
     llm = get_llm()
     if llm is None:

@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import date, datetime
 
-from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 
+from ctx import knobs
 from retrieval import temporal_llm
 from retrieval.sql import Filters, period_blocks_sql
 from retrieval.temporal import TemporalIntent, parse
@@ -24,10 +24,13 @@ def intent_for(query: str, now: datetime) -> TemporalIntent:
     intent = parse(query, local)
     if not temporal_llm.wanted(query, intent):
         return intent
-    cfg = settings.CTX
-    if cfg["CTX_LLM_PROVIDER"] == "none":
+    if knobs.value("CTX_LLM_PROVIDER") == "none":
         return intent
-    endpoint = (cfg["CTX_LLM_PROVIDER"], cfg["CTX_LLM_BASE_URL"] or "", cfg["CTX_LLM_MODEL"])
+    endpoint = (
+        knobs.value("CTX_LLM_PROVIDER"),
+        knobs.value("CTX_LLM_BASE_URL") or "",
+        knobs.value("CTX_LLM_MODEL"),
+    )
     return temporal_llm.resolve(query, intent, local.date(), endpoint) or intent
 
 

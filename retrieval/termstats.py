@@ -18,8 +18,9 @@ from datetime import timedelta
 from django.db import connection, transaction
 from django.utils import timezone
 
-from ctx.models import Scope, TermStat
-from ctx.registry.resolver import value as registry_value
+from ctx import knobs
+from ctx.models import Scope
+from retrieval.models import TermStat
 
 MIN_DF = 20
 DRIFT = 0.10
@@ -60,7 +61,7 @@ def refresh_due() -> list[int]:
     """Count the scopes that need it; forget the counts of scopes now below the threshold
     (their queries count live again). Returns the ids of the scopes counted."""
     with connection.cursor() as cur:
-        cur.execute(_SIZES, [registry_value("CTX_FTS_STATS_FROM")])
+        cur.execute(_SIZES, [knobs.value("CTX_FTS_STATS_FROM")])
         sizes = {int(scope_id): int(n) for scope_id, n in cur.fetchall()}
     counted = Scope.objects.filter(term_stats_at__isnull=False).exclude(id__in=sizes)
     for scope in counted:

@@ -28,7 +28,7 @@ def stopwords() -> frozenset[str]:
 
 def _snowball(lang: str) -> set[str]:
     try:
-        import pgserver
+        import pgserver  # optional: the stopword lists of the embedded server
 
         share = Path(pgserver.__file__).parent / "pginstall" / "share" / "postgresql"
         text = (share / "tsearch_data" / f"{lang}.stop").read_text(encoding="utf-8")

@@ -11,8 +11,10 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from ctx.registry import resolver as registry
+from ctx import knobs
+from ctx.errors import SensitivityBlocked
 from retrieval.language import Lang, detect
+from retrieval.llm import LLMError, get_llm
 from retrieval.llm.base import Message
 
 log = logging.getLogger("ctx.translate")
@@ -52,7 +54,7 @@ def messages_for(query: str, target: str) -> list[Message]:
 
 
 def _translate(query: str, target: str) -> str | None:
-    cfg = registry.values()
+    cfg = knobs.values()
     endpoint = (cfg["CTX_LLM_PROVIDER"], cfg["CTX_LLM_BASE_URL"], cfg["CTX_LLM_MODEL"])
     return _cached(query, target, endpoint)
 
@@ -60,8 +62,6 @@ def _translate(query: str, target: str) -> str | None:
 @lru_cache(maxsize=1024)
 def _cached(query: str, target: str, endpoint: tuple[str, str, str]) -> str | None:
     """One translation per (query, language, LLM endpoint): a model change is a new entry."""
-    from ctx.errors import SensitivityBlocked
-    from retrieval.llm import LLMError, get_llm
 
     llm = get_llm()
     if llm is None:
@@ -85,7 +85,7 @@ def _cached(query: str, target: str, endpoint: tuple[str, str, str]) -> str | No
 def translations(query: str, tenant_id: int | None = None) -> tuple[Lang, dict[str, str]]:
     """The query's language and its translation per arm language (empty when unavailable)."""
     lang = detect(query).lang
-    if not registry.value("CTX_TRANSLATE_QUERIES", tenant_id):  # live, per tenant
+    if not knobs.value("CTX_TRANSLATE_QUERIES", tenant_id):  # live, per tenant
         return lang, {}
     targets = {"en": ["de"], "de": ["en"], "unknown": ["en", "de"]}[lang]
     out: dict[str, str] = {}

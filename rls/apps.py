@@ -9,6 +9,6 @@ class RlsConfig(AppConfig):
     verbose_name = "Row-level security"
 
     def ready(self) -> None:
-        from rls import signals
+        from rls import signals  # app modules load once the registry is ready
 
         signals.connect()

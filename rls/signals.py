@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from celery import signals
+from django.core.signals import request_finished, request_started
+from django.db.backends.signals import connection_created
+
 from rls import context
 
 
@@ -22,8 +26,6 @@ def _on_system_process(**kwargs: Any) -> None:
 
 
 def connect() -> None:
-    from django.core.signals import request_finished, request_started
-    from django.db.backends.signals import connection_created
 
     connection_created.connect(_on_connection_created, dispatch_uid="rls_connection_created")
     request_started.connect(_on_request_boundary, dispatch_uid="rls_request_started")
@@ -32,7 +34,6 @@ def connect() -> None:
 
 def connect_celery() -> None:
     """Workers and beat run every tenant's background work: the system context."""
-    from celery import signals
 
     signals.worker_init.connect(_on_system_process, weak=False)
     signals.worker_process_init.connect(_on_system_process, weak=False)

@@ -10,8 +10,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from django.apps import AppConfig
+from django.apps import AppConfig, apps
+from django.conf import settings
 from django.core.checks import Error, Tags, register
+from django.db import DatabaseError, connection
+
+from ctx import knobs
 
 log = logging.getLogger("ctx.secrets")
 
@@ -24,13 +28,17 @@ class SecretsConfig(AppConfig):
     verbose_name = "Sealed secrets"
 
     def ready(self) -> None:
+        from ctx import hooks  # app modules load once the registry is ready
+
+        from . import services  # app modules load once the registry is ready
+
+        hooks.SECRET_OPENER.register(services.secret_open_for_setting)
         register(check_key_settings)
         register(check_key_present, Tags.database)
-        from django.conf import settings
 
         # Only a rotation (a previous key is set) has anything to sweep; ready() itself must not
         # query (the registry is not ready yet), so the sweep runs in a thread.
-        previous = settings.CTX["CTX_SECRETS_KEY_PREV"] or settings.CTX["CTX_SECRETS_KEY_PREV_FILE"]
+        previous = knobs.value("CTX_SECRETS_KEY_PREV") or knobs.value("CTX_SECRETS_KEY_PREV_FILE")
         if previous and is_server_process(sys.argv) and not os.environ.get("CTX_TESTING"):
             start_sweep()
 
@@ -56,8 +64,6 @@ def start_sweep() -> threading.Thread:
 
 
 def _sweep() -> None:
-    from django.apps import apps
-    from django.db import connection
 
     deadline = time.monotonic() + 60
     while not apps.ready and time.monotonic() < deadline:  # queries wait for the app registry
@@ -73,9 +79,9 @@ def _sweep() -> None:
 def reseal_at_start() -> None:
     """Re-seal every tenant's secrets. It runs in the row-level-security system context: a web
     process's own context holds no scopes, and the policies would show the sweep no rows."""
-    from rls import context as rls_context
+    from rls import context as rls_context  # app modules load once the registry is ready
 
-    from . import services
+    from . import services  # app modules load once the registry is ready
 
     with rls_context.using(rls_context.SYSTEM):
         report = services.secrets_reseal(actor="start-up")
@@ -88,9 +94,8 @@ def reseal_at_start() -> None:
 
 def check_key_settings(app_configs: Any, **kwargs: Any) -> list[Error]:
     """ctx.E021: the master key settings must be readable and well-formed."""
-    from django.conf import settings
 
-    from . import crypto
+    from . import crypto  # app modules load once the registry is ready
 
     try:
         crypto.keyring_from(settings.CTX)
@@ -101,10 +106,8 @@ def check_key_settings(app_configs: Any, **kwargs: Any) -> list[Error]:
 
 def check_key_present(app_configs: Any, **kwargs: Any) -> list[Error]:
     """ctx.E020: once a secret exists the master key is required (runs with migrate)."""
-    from django.conf import settings
-    from django.db import DatabaseError
 
-    from . import crypto, selectors
+    from . import crypto, selectors  # app modules load once the registry is ready
 
     if not kwargs.get("databases"):  # Django's rule for database checks: only when asked
         return []

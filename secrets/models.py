@@ -2,23 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.db import models
 from django.db.models import Q
 from django.db.models.functions import Length
 from django.db.models.lookups import Exact
 
-from ctx.models import Scope
+from ctx.models import Scope, ScopedQuerySet
 
 NAME_PATTERN = r"^[A-Za-z0-9_.-]{1,100}$"
 NONCE_BYTES = 12
 
 
-class SecretQuerySet(models.QuerySet["Secret"]):
-    def in_scopes(self, scope_ids: Any) -> SecretQuerySet:
-        return self.filter(scope_id__in=scope_ids)
-
+class SecretQuerySet(ScopedQuerySet):
     def not_under(self, key_version: str) -> SecretQuerySet:
         """Rows a rotation sweep still has to re-seal."""
         return self.exclude(key_version=key_version)

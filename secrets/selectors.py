@@ -8,7 +8,7 @@ from ctx import hooks
 from ctx.errors import NotFound
 from ctx.models import Scope
 from ctx.principal import Principal
-from ctx.selectors import first_for, readable_scope_ids
+from ctx.selectors import readable_scope_ids, row_for
 
 from .crypto import Sealed
 from .models import Secret
@@ -40,17 +40,15 @@ def sealed_of(secret: Secret) -> Sealed:
 
 
 def get_secret_for(
-    principal: Principal, name: str, scope: str | None, *, for_update: bool = False
+    principal: Principal, name: str, scope: str | None, *, write: bool = False
 ) -> Secret:
-    """The secret in the named (default: home) scope if readable; NotFound otherwise."""
+    """The secret in the named (default: home) scope if readable; NotFound otherwise.
+    `write`: locked, and Forbidden in a scope the principal may only read (ctx row_for)."""
     scope_id = principal.home_scope_id if scope is None else principal.scope_names.get(scope, -1)
     if not principal.can_read(scope_id):
         raise NotFound(NOT_FOUND_MESSAGE)
     qs = Secret.objects.select_related("scope__tenant").filter(scope_id=scope_id, name=name)
-    secret = first_for(qs, for_update=for_update)
-    if secret is None:
-        raise NotFound(NOT_FOUND_MESSAGE)
-    return secret
+    return row_for(principal, qs, write=write, missing=NotFound(NOT_FOUND_MESSAGE))
 
 
 def secrets_for(principal: Principal, scope_names: list[str]) -> list[Secret]:

@@ -18,9 +18,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from ctx.errors import (
-    FORBIDDEN_SCOPE_MESSAGE,
     Conflict,
-    Forbidden,
     TooLarge,
     Unavailable,
     ValidationFailed,
@@ -29,6 +27,7 @@ from ctx.models import Scope
 from ctx.permissions import require_tier
 from ctx.principal import Principal
 from ctx.services import writable_scope
+from rls import context as rls_context
 
 from . import crypto
 from .models import NAME_PATTERN, AuditAction, Secret, SecretAudit
@@ -173,9 +172,7 @@ def secret_delete(*, principal: Principal, name: str, scope: str | None) -> Secr
     """Delete a secret nothing refers to; Conflict names the referrers otherwise."""
     require_tier(principal)
     check_name(name)
-    secret = get_secret_for(principal, name, scope, for_update=True)
-    if not principal.can_write(secret.scope_id):
-        raise Forbidden(FORBIDDEN_SCOPE_MESSAGE)
+    secret = get_secret_for(principal, name, scope, write=True)
     refs = references(secret)
     if refs:
         raise Conflict(
@@ -278,12 +275,24 @@ def secret_export(*, name: str, scope_ref: str | None, actor: str) -> dict[str, 
     return crypto.export_doc(scope=where, name=name, sealed=sealed_of(secret))
 
 
-def settings_reset(*, key: str | None, actor: str) -> str:
-    """Drop the database overrides of `key` (all when None); one SettingAudit row per override
-    and a SecretAudit row for the break-glass use itself. Returns the one-line summary."""
-    from ctx.registry.services import settings_reset as overrides_reset
-
-    count = overrides_reset(key=key, actor=actor)
-    audit(AuditAction.RESET_SETTINGS, name=(key or "")[:100], scope="", actor=actor)
-    what = f"of {key}" if key else "of every setting"
-    return f"Removed {count} database override(s) {what}; defaults and the environment apply."
+def secret_open_for_setting(secret_id: int) -> str:
+    """The plaintext of a secret a setting names (ctx.hooks.SECRET_OPENER). The reference was
+    checked when it was set (the setter could read the secret), and the setting is the server's
+    configuration: a request of another tenant still uses it, so the row is read in the system
+    context (docs/rls.md), past the caller's scopes."""
+    with rls_context.using(rls_context.SYSTEM):
+        secret = Secret.objects.select_related("scope__tenant").get(pk=secret_id)
+    where = qualified_scope(secret.scope)
+    try:
+        plain, _ = crypto.unseal(
+            current_keyring().openers(secret.key_version),
+            scope=where,
+            name=secret.name,
+            sealed=sealed_of(secret),
+        )
+    except crypto.OpenFailed:
+        raise Unavailable(
+            f"The secret {where}/{secret.name} named by a setting cannot be opened with the "
+            "configured master keys."
+        ) from None
+    return plain

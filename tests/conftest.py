@@ -104,7 +104,7 @@ def snapshot() -> list[tuple[Any, ...]]:
 def fresh_settings_registry() -> Any:
     """Overrides one test cached must not reach the next: its rows were rolled back."""
     yield
-    from ctx.registry import resolver
+    from ctx.overrides import resolver
 
     resolver.invalidate()
 

@@ -41,7 +41,7 @@ def _httpx() -> ModuleType:
     # httpx imports its optional command-line tool (click, pygments, rich.progress) when those
     # are installed; this client never uses it and it costs tens of ms on every start.
     sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
-    import httpx
+    import httpx  # lazy: the CLI starts in every hook; load on use
 
     return httpx
 
@@ -158,7 +158,7 @@ class _WireTransport(_Transport):
     def __init__(
         self, base_url: str, headers: dict[str, str], timeout: float, connect: float
     ) -> None:
-        from ctx_cli import wire
+        from ctx_cli import wire  # lazy: the CLI starts in every hook; load on use
 
         self._wire = wire
         try:

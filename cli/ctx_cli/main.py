@@ -357,8 +357,8 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 
 
 def _dispatch(args: argparse.Namespace) -> int:
-    from ctx_cli.commands import App
-    from ctx_cli.output import Output
+    from ctx_cli.commands import App  # lazy: the CLI starts in every hook; load on use
+    from ctx_cli.output import Output  # lazy: the CLI starts in every hook; load on use
 
     module_name, _, function = str(args.handler).partition(":")
     module = importlib.import_module(f"ctx_cli.commands.{module_name}")

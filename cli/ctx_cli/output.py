@@ -26,13 +26,13 @@ class Output:
 
     @cached_property
     def console(self) -> Console:
-        from rich.console import Console
+        from rich.console import Console  # lazy: the CLI starts in every hook; load on use
 
         return Console(highlight=False)
 
     @cached_property
     def err_console(self) -> Console:
-        from rich.console import Console
+        from rich.console import Console  # lazy: the CLI starts in every hook; load on use
 
         return Console(stderr=True, highlight=False)
 
@@ -59,8 +59,8 @@ class Output:
 def table(
     console: Console, columns: Sequence[str], rows: Iterable[Sequence[Any]], title: str = ""
 ) -> None:
-    from rich.table import Table
-    from rich.text import Text
+    from rich.table import Table  # lazy: the CLI starts in every hook; load on use
+    from rich.text import Text  # lazy: the CLI starts in every hook; load on use
 
     grid = Table(*columns, title=title or None, title_justify="left", show_lines=False)
     for row in rows:  # Text, not markup: titles like "[draft]" are data
@@ -70,9 +70,9 @@ def table(
 
 def fields(console: Console, pairs: Iterable[tuple[str, Any]], title: str = "") -> None:
     """A two-column key/value panel."""
-    from rich.panel import Panel
-    from rich.table import Table
-    from rich.text import Text
+    from rich.panel import Panel  # lazy: the CLI starts in every hook; load on use
+    from rich.table import Table  # lazy: the CLI starts in every hook; load on use
+    from rich.text import Text  # lazy: the CLI starts in every hook; load on use
 
     grid = Table.grid(padding=(0, 2))
     grid.add_column(style="bold")
@@ -93,6 +93,6 @@ def _cell(value: Any) -> str:
 
 
 def escape(text: str) -> str:
-    from rich.markup import escape as rich_escape
+    from rich.markup import escape as rich_escape  # lazy: the CLI starts in every hook; load on use
 
     return rich_escape(text)

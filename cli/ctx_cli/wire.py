@@ -45,13 +45,13 @@ class WireError(Exception):
 def tls_context() -> ssl.SSLContext:
     """Certificate verification like httpx's: SSL_CERT_FILE / SSL_CERT_DIR when set, else
     certifi's bundle (installed with httpx), else the system's."""
-    import ssl
+    import ssl  # lazy: the CLI starts in every hook; load on use
 
     cafile = os.environ.get("SSL_CERT_FILE") or None
     capath = os.environ.get("SSL_CERT_DIR") or None
     if not (cafile or capath):
         try:
-            import certifi
+            import certifi  # lazy: the CLI starts in every hook; load on use
 
             cafile = certifi.where()
         except ImportError:

@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from django.conf import settings
-
+from ctx import knobs
 from ctx.api.routing import READ, Op, endpoint
 from ingest import operations as ops
 
@@ -22,7 +21,7 @@ def stored(payload: Mapping[str, Any]) -> int:
 def _windows(data: ops.ImportInput) -> int:
     """An import costs about the windows it writes: one per stride of messages."""
     messages = sum(len(s.messages) for s in data.sessions)
-    return max(1, messages // int(settings.CTX["CTX_SESSION_WINDOW_STRIDE"]))
+    return max(1, messages // int(knobs.value("CTX_SESSION_WINDOW_STRIDE")))
 
 
 import_ = endpoint(post=Op(ops.import_sessions, ops.ImportInput, cost=_windows, status=accepted))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ctx.api.routing import READ, Op, endpoint
-from ctx.registry import operations as ops
+from ctx.overrides import operations as ops
 
 settings_list = endpoint(
     get=Op(ops.settings_list, ops.TenantTarget, bucket=READ),

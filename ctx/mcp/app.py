@@ -16,11 +16,11 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 from asgiref.sync import sync_to_async
-from django.conf import settings
 from django.db import connections
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.datastructures import Headers
 
+from ctx import knobs
 from ctx.errors import CtxError, ErrorCode
 from ctx.mcp import auth
 from ctx.mcp.results import orm
@@ -57,7 +57,7 @@ def origin_allowed(origin: str | None, own: str) -> bool:
     """No Origin (non-browser clients) passes; a browser origin must be ours or configured."""
     if not origin:
         return True
-    allowed = {own, *(public.normalize_origin(o) for o in settings.CTX["CTX_MCP_ALLOWED_ORIGINS"])}
+    allowed = {own, *(public.normalize_origin(o) for o in knobs.value("CTX_MCP_ALLOWED_ORIGINS"))}
     return public.normalize_origin(origin) in allowed
 
 

@@ -84,8 +84,8 @@ def _tool(tool: Any) -> list[str]:
 
 
 def reference_markdown() -> str:
-    from ctx.mcp.descriptions import INSTRUCTIONS
-    from ctx.mcp.server import create_server
+    from ctx.mcp.descriptions import INSTRUCTIONS  # a script: Django is set up first
+    from ctx.mcp.server import create_server  # a script: Django is set up first
 
     listed = asyncio.run(create_server().list_tools())
     lines = [BEGIN, "", "### Server instructions", "", "```text", INSTRUCTIONS, "```", ""]
@@ -103,7 +103,7 @@ def render_document(current: str) -> str:
 
 def main() -> int:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ctx.settings")
-    import django
+    import django  # a script: Django is set up first
 
     django.setup()
     MCP_MD.write_text(render_document(MCP_MD.read_text()))

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import inspect
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,7 +13,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp_types import CallToolResult, ToolAnnotations
 
 from ctx import __version__
-from ctx.errors import CtxError, ErrorCode
+from ctx.errors import CtxError, ErrorCode, ValidationFailed
 from ctx.mcp import tools
 from ctx.mcp.descriptions import DESCRIPTIONS, INSTRUCTIONS
 from ctx.mcp.results import failure
@@ -71,10 +72,24 @@ def _bare_error_text(result: HandlerResult) -> str | None:
     return "\n".join(texts) or "Invalid call."
 
 
+def _unknown_argument(params: Mapping[str, Any]) -> str | None:
+    """The first argument the named tool does not declare (the SDK's argument model would drop
+    it silently; the HTTP API rejects an unknown field, so MCP does too)."""
+    spec = next((s for s in TOOLS if s.name == params.get("name")), None)
+    arguments = params.get("arguments") or {}
+    if spec is None or not isinstance(arguments, dict):
+        return None
+    declared = inspect.signature(spec.fn).parameters
+    return next((name for name in arguments if name not in declared), None)
+
+
 async def envelope_errors(
     ctx: ServerRequestContext[Any, Any], call_next: CallNext
 ) -> HandlerResult:
     """Give the SDK's own tool errors (bad arguments, unknown tool) the API's error envelope."""
+    unknown = _unknown_argument(ctx.params or {}) if ctx.method == "tools/call" else None
+    if unknown is not None:
+        return failure(ValidationFailed(f"Unknown field '{unknown}'.", details={"field": unknown}))
     result = await call_next(ctx)
     text = _bare_error_text(result) if ctx.method == "tools/call" else None
     if text is None:

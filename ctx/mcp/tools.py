@@ -55,6 +55,7 @@ def tool(
     *,
     params: type[Input] | None = None,
     only: tuple[str, ...] | None = None,
+    without: tuple[str, ...] = (),
     shape: Shape = lambda raw: raw,
     bucket: str = ratelimit.READ,
 ) -> Callable[..., Any]:
@@ -64,7 +65,7 @@ def tool(
     source = params or model
     fields = source.model_fields
     schemas_ = source.model_json_schema()["properties"]
-    names = only or tuple(fields)
+    names = tuple(n for n in (only or fields) if n not in without)
 
     async def call(**arguments: Any) -> CallToolResult:
         raw = shape({k: val for k, val in arguments.items() if val is not None})
@@ -114,19 +115,7 @@ store = tool(
     render.store,
     schemas.StoreOutput,
     bucket=ratelimit.WRITE,
-    only=(
-        "category",
-        "title",
-        "content",
-        "scope",
-        "tags",
-        "type",
-        "metadata",
-        "valid_from",
-        "valid_to",
-        "source",
-        "sensitivity",
-    ),
+    without=("source_time",),
 )
 get = tool(blocks.get, blocks.GetInput, render.block, schemas.BlockOutput)
 recent = tool(
@@ -139,17 +128,8 @@ update = tool(
     schemas.UpdateOutput,
     bucket=ratelimit.WRITE,
     params=UpdateArgs,
-    only=(
-        "id",
-        "content",
-        "title",
-        "category",
-        "tags",
-        "type",
-        "metadata",
-        "valid_from",
-        "valid_to",
-    ),
+    only=("id", *blocks.UpdateFields.model_fields),
+    without=("sensitivity",),
     shape=_update_shape,
 )
 delete = tool(

@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit
 
-from django.conf import settings
 from django.core import checks
 from django.core.checks import Error, register
+
+from ctx import knobs
 
 LOOPBACK = {"127.0.0.1", "::1", "localhost"}
 
@@ -15,7 +16,7 @@ LOOPBACK = {"127.0.0.1", "::1", "localhost"}
 @register()
 def check_public_url(app_configs: Any, **kwargs: Any) -> list[checks.CheckMessage]:
     """ctx_oauth.E001: CTX_PUBLIC_URL is an origin; ctx_oauth.W001: it should be https."""
-    raw = str(settings.CTX["CTX_PUBLIC_URL"] or "")
+    raw = str(knobs.configured("CTX_PUBLIC_URL") or "")
     if not raw:
         return []
     parts = urlsplit(raw.strip())

@@ -19,7 +19,7 @@ from oauth2_provider.models import get_application_model
 
 from ctx.errors import NotFound, ValidationFailed
 from ctx.oauth import dcr, identity
-from ctx.permissions import require_tier
+from ctx.permissions import is_server_admin, require_tier
 from ctx.principal import Principal
 
 log = logging.getLogger("ctx.oauth")
@@ -31,7 +31,7 @@ MAX_REDIRECTS = 10
 def _visible(principal: Principal) -> QuerySet[Any]:
     Application = get_application_model()
     qs = Application.objects.select_related("user__ctx_api_key_link__api_key__tenant")
-    if principal.is_admin:
+    if is_server_admin(principal):
         return qs
     return qs.filter(user__ctx_api_key_link__api_key__tenant_id=principal.tenant_id)
 

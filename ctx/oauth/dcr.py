@@ -19,7 +19,8 @@ from django.http import HttpRequest
 from django.utils import timezone
 from oauth2_provider.models import get_application_model, get_refresh_token_model
 
-from ctx import selectors
+from ctx import knobs, selectors
+from ctx.permissions import is_server_admin
 from ctx.principal import Principal
 
 log = logging.getLogger("ctx.oauth")
@@ -36,7 +37,7 @@ LOOPBACK_HOSTS = frozenset({"127.0.0.1", "::1", "localhost"})  # RFC 8252 §7.3,
 
 
 def mode() -> str:
-    return str(settings.CTX["CTX_OAUTH_DCR_MODE"])
+    return str(knobs.value("CTX_OAUTH_DCR_MODE"))
 
 
 def admin_principal(request: HttpRequest) -> Principal | None:
@@ -45,11 +46,11 @@ def admin_principal(request: HttpRequest) -> Principal | None:
     if scheme.lower() != "bearer" or not raw.strip():
         return None
     principal = selectors.principal_for_key(raw.strip())
-    return principal if principal is not None and principal.is_admin else None
+    return principal if principal is not None and is_server_admin(principal) else None
 
 
 def client_ip(request: HttpRequest) -> str:
-    if settings.CTX["CTX_TRUST_PROXY"]:
+    if knobs.value("CTX_TRUST_PROXY"):
         hops = [h.strip() for h in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")]
         hops = [h for h in hops if h]
         if hops:
@@ -103,7 +104,7 @@ def _registered_count() -> int:
 
 
 def at_capacity() -> bool:
-    limit = int(settings.CTX["CTX_OAUTH_MAX_CLIENTS"])
+    limit = int(knobs.value("CTX_OAUTH_MAX_CLIENTS"))
     if _registered_count() < limit:
         return False
     pruned = prune_unused_clients()

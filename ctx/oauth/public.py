@@ -15,6 +15,8 @@ from django.conf import settings
 from django.http import HttpRequest
 from django.http.request import split_domain_port, validate_host
 
+from ctx import knobs
+
 MCP_PATH = "/mcp"
 PRM_PATH = "/.well-known/oauth-protected-resource"
 
@@ -26,7 +28,7 @@ def normalize_origin(url: str) -> str:
 
 
 def configured_origin() -> str | None:
-    raw = settings.CTX["CTX_PUBLIC_URL"]
+    raw = knobs.value("CTX_PUBLIC_URL")
     return normalize_origin(raw) if raw else None
 
 
@@ -39,7 +41,7 @@ def origin_from(scheme: str, host: str, headers: Mapping[str, str]) -> str:
     fixed = configured_origin()
     if fixed:
         return fixed
-    if settings.CTX["CTX_TRUST_PROXY"]:
+    if knobs.value("CTX_TRUST_PROXY"):
         proto = headers.get("x-forwarded-proto")
         if proto is not None:
             scheme = "https" if proto.split(",", 1)[0].strip() == "https" else "http"

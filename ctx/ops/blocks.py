@@ -127,9 +127,9 @@ def get(principal: Principal, data: GetInput) -> p.BlockPayload:
 class UpdateFields(Input):
     """The fields an update may change; only those given are changed."""
 
-    category: Annotated[CategoryName | None, Field(description="New category.")] = None
-    title: Annotated[Title | None, Field(description="New title.")] = None
     content: OptionalContent = None
+    title: Annotated[Title | None, Field(description="New title.")] = None
+    category: Annotated[CategoryName | None, Field(description="New category.")] = None
     tags: Annotated[Tags | None, Field(description="Replaces all tags.")] = None
     type: Annotated[TypeName | None, Field(description="New type.")] = None
     metadata: Annotated[Metadata | None, Field(description="Replaces the metadata (≤ 16 KB).")] = (

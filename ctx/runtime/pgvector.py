@@ -40,7 +40,7 @@ def cpu_flags() -> frozenset[str]:
 
 
 def library() -> Path:
-    import pgserver
+    import pgserver  # heavy, and before Django: on first use
 
     return Path(pgserver.__file__).parent / "pginstall" / "lib" / "postgresql" / "vector.so"
 

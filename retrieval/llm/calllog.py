@@ -8,8 +8,9 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
-from django.conf import settings
 from django.db import transaction
+
+from ctx import knobs
 
 log = logging.getLogger("ctx.llm")
 
@@ -34,7 +35,7 @@ def record_call(
     from retrieval.models import LLMCall  # the app registry is ready by the first call
 
     try:
-        keep = bool(settings.CTX.get("CTX_LLM_LOG_BODIES"))
+        keep = bool(knobs.value("CTX_LLM_LOG_BODIES"))
         # A savepoint: a failed insert inside the caller's transaction must not poison it.
         with transaction.atomic():
             LLMCall.objects.create(

@@ -10,7 +10,7 @@ from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
 
-from ctx.registry import resolver as registry
+from ctx import knobs
 from ctx.sensitivity import INTERNAL
 from retrieval.llm.base import LLMError, LLMProvider, LLMResult, Message
 from retrieval.llm.providers import PROVIDERS
@@ -107,7 +107,7 @@ def _needs_key(ep: Endpoint) -> bool:
 def get_llm() -> LLMProvider | None:
     """The configured LLM, or None when there is none (features then run deterministically).
     Built once per process and configuration; raises ImproperlyConfigured on bad settings."""
-    return _build(*endpoints(registry.values()))  # live: timeout and keys (sealed secrets)
+    return _build(*endpoints(knobs.values()))  # live: timeout and keys (sealed secrets)
 
 
 @functools.lru_cache(maxsize=8)

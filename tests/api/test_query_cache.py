@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from ctx.models import EmbedCache
 from retrieval import embeddings, indexing
+from retrieval.models import EmbedCache
 from tests.conftest import Cast
 
 pytestmark = pytest.mark.django_db

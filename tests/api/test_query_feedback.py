@@ -61,7 +61,7 @@ def test_it_rescores_the_candidates_with_the_moved_query(cast: Cast) -> None:
 
 
 def _windows(block_id: str) -> list[np.ndarray]:
-    from ctx.models import BlockChunk
+    from retrieval.models import BlockChunk
 
     return [
         np.array(v)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from ctx.models import Block, TemporalAnchor
+from ctx.models import Block
 from retrieval import indexing, query, temporal_query
+from retrieval.models import TemporalAnchor
 from tests.conftest import Cast
 
 pytestmark = pytest.mark.django_db

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ctx.registry.models import SettingAudit, SettingOverride
+from ctx.overrides.models import SettingAudit, SettingOverride
 from tests.api.settings_support import put, send, server_admin, setting
 from tests.conftest import Cast
 

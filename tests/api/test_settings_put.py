@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from ctx.registry import resolver
-from ctx.registry.models import SettingAudit, SettingOverride
+from ctx.overrides import resolver
+from ctx.overrides.models import SettingAudit, SettingOverride
 from tests.api.settings_support import put, send, server_admin, setting
 from tests.conftest import Cast
 

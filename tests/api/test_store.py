@@ -193,3 +193,18 @@ def test_it_mixes_created_updated_and_noop_in_one_batch(cast: Cast) -> None:
     assert [r["action"] for r in body["results"]] == ["noop", "updated", "created", "updated"]
     assert Block.objects.get(title="fresh").content == "y2"
     assert Block.objects.get(title="changed").content == "new"
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "field"),
+    [
+        ("/api/store", {"category": "a", "title": "x", "content": "y", "tag": ["ops"]}, "tag"),
+        ("/api/query", {"query": "deploy", "limt": 1}, "limt"),
+        ("/api/search", {"query": "deploy", "categry": "infra"}, "categry"),
+    ],
+)
+def test_it_rejects_an_unknown_field_by_name(cast: Cast, path: str, body: dict, field: str) -> None:
+    before = snapshot()
+    status, data = cast.owner.post(path, body)
+    assert status == 400 and field in data["error"]["message"]
+    assert snapshot() == before

@@ -13,8 +13,9 @@ import pytest
 import redis
 from django.conf import settings
 
-from ctx.models import Block, BlockChunk, TemporalAnchor
+from ctx.models import Block
 from retrieval import indexing
+from retrieval.models import BlockChunk, TemporalAnchor
 from tests.conftest import Cast, snapshot
 
 pytestmark = pytest.mark.django_db

@@ -6,7 +6,7 @@ import pytest
 
 from ctx import services as ctx_services
 from ctx.models import Tenant
-from ctx.registry.models import SettingAudit, SettingOverride
+from ctx.overrides.models import SettingAudit, SettingOverride
 from secrets.models import SecretAudit
 from tests.secrets.test_break_glass import manage, subprocess_database_url
 

@@ -14,9 +14,9 @@ import httpx
 import pytest
 from django.db import connection
 
-from ctx.models import EmbedCache
 from retrieval import indexing
 from retrieval.embeddings import cache_key, get_embedder
+from retrieval.models import EmbedCache
 from rls.role import ROLE
 from tests.conftest import Cast
 from tests.support.live import LiveServer, database_url, start

@@ -16,9 +16,10 @@ import pytest
 from django.db import DatabaseError, connection, transaction
 
 from ctx import selectors
-from ctx.models import Block, BlockChunk, Scope, TemporalAnchor, TermStat
+from ctx.models import Block, Scope
 from dream.models import DigestState, DreamState, GuardFlag, Link, LinkClass, LinkOrigin
 from ingest.models import ImportJob, Message, Session, Source, Window
+from retrieval.models import BlockChunk, TemporalAnchor, TermStat
 from rls import context as rls
 from rls.role import ROLE
 from secrets.models import Secret

@@ -6,8 +6,8 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
-from ctx.registry import resolver
-from ctx.registry.models import SettingAudit, SettingOverride
+from ctx.overrides import resolver
+from ctx.overrides.models import SettingAudit, SettingOverride
 from tests.conftest import Cast
 
 pytestmark = pytest.mark.django_db

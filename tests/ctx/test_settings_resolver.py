@@ -11,8 +11,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from ctx.registry import resolver
-from ctx.registry.models import SettingAudit, SettingOverride
+from ctx.overrides import resolver
+from ctx.overrides.models import SettingAudit, SettingOverride
 from tests.api.settings_support import put, server_admin
 from tests.secrets.test_break_glass import ROOT, subprocess_database_url
 
@@ -70,7 +70,7 @@ def test_a_change_through_the_api_is_visible_to_the_next_request(cast: object) -
 
 READER = """
 import sys, time
-from ctx.registry import resolver
+from ctx.overrides import resolver
 end = time.monotonic() + 20
 while time.monotonic() < end:
     value = resolver.value("CTX_RRF_K")

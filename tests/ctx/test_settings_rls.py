@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from ctx.registry import resolver
+from ctx.overrides import resolver
 from rls import context as rls
 from tests.api.settings_support import put, server_admin_key
 from tests.conftest import Cast

@@ -8,8 +8,8 @@ import pytest
 
 from ctx.models import Block
 from dream.cycle import run_cycles
+from dream.link_typing import CLASSES
 from dream.models import DreamState, Link
-from dream.typing import CLASSES
 from retrieval.models import LLMCall
 from tests.conftest import Cast
 from tests.dream.conftest import T0, cos_mix, days, put, settings_ctx

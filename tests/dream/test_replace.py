@@ -3,8 +3,8 @@ what writing the cycles one after the other would give."""
 
 from __future__ import annotations
 
+from dream.link_typing import Proposal
 from dream.replace import CyclePlan, Existing, Key, rejudged, replay
-from dream.typing import Proposal
 
 
 def prop(s: str, t: str, cls: str = "topical", conf: float = 0.8) -> Proposal:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from dream.link_typing import Proposal
 from dream.selection import check, checked, select
-from dream.typing import Proposal
 from tests.dream.test_typing import cand, src
 
 A = "00000000-0000-0000-0000-00000000000a"  # the source, newer

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from dream.candidates import Candidate, Source
-from dream.typing import (
+from dream.link_typing import (
     LLM_SCHEMA,
     _from_item,
     entities,

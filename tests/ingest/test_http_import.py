@@ -225,6 +225,15 @@ def test_it_refuses_a_body_larger_than_the_server_reads_with_413(cast: Cast) -> 
         (batch(session(messages=[message(0, "x", content_hash="abc")])), "'content_hash' must"),
         (batch(session(messages=[message(0, "x", timestamp="yesterday")])), "'timestamp'"),
         ({"platform": "cursor", "session_id": "x", "messages": "hi"}, "'messages' must be a list."),
+        # Unknown fields are named, never dropped (ctx.ops.inputs.UNKNOWN_FIELDS).
+        (batch(session(messages=[message(0, "x", mood="ok")])), "'sessions.0.messages.0.mood'"),
+        (batch(session(cwd="/srv")), "Unknown field 'sessions.0.cwd'."),
+        (batch(session(), sesions=[]), "Unknown field 'sesions'."),
+        ({"platform": "cursor", "session_id": "x", "messages": [], "user": "me"}, "'user'"),
+        (
+            {"platform": "cursor", "session_id": "x", "messages": [{"role": "user", "id": 7}]},
+            "Unknown field 'messages.0.id'.",
+        ),
     ],
 )
 def test_it_refuses_bad_input_with_a_message_naming_it(

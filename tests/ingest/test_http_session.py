@@ -7,9 +7,10 @@ from typing import Any
 
 import pytest
 
-from ctx.models import Block, BlockChunk
+from ctx.models import Block
 from ingest.models import Message, Session, Window
 from retrieval import indexing
+from retrieval.models import BlockChunk
 from tests.conftest import Cast
 from tests.ingest.support import batch, by_id, imported, session, turns
 

@@ -65,3 +65,9 @@ def test_it_accepts_an_explicit_sensitivity(live: LiveServer, cast: Cast) -> Non
     assert not error and data["sensitivity"] == "personal" and data["sensitivity_reasons"] == []
     data, _, error = call(live, cast.owner.key or "", "store", {**NOTE, "sensitivity": "secret"})
     assert error and data["error"]["code"] == "validation_error"
+
+
+def test_it_rejects_an_unknown_argument_by_name(live: LiveServer, cast: Cast) -> None:
+    args = {"category": "infra", "title": "x", "content": "y", "tag": ["ops"]}
+    _, text, error = call(live, cast.owner.key or "", "store", args)
+    assert error and "tag" in text

@@ -7,9 +7,10 @@ import math
 
 import pytest
 
-from ctx.models import Block, BlockChunk
+from ctx.models import Block
 from retrieval import indexing
 from retrieval.embeddings import LocalSentenceTransformer
+from retrieval.models import BlockChunk
 from retrieval.tasks import task_batches
 from tests.conftest import Cast
 

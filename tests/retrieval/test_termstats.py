@@ -7,8 +7,9 @@ from typing import Any
 
 import pytest
 
-from ctx.models import Scope, TermStat
+from ctx.models import Scope
 from retrieval import termstats
+from retrieval.models import TermStat
 from tests.conftest import Cast
 
 pytestmark = pytest.mark.django_db

@@ -17,7 +17,7 @@ from ctx import tenancy
 from ctx.mcp.auth import principal_for_bearer
 from ctx.models import ApiKey, Block, Tenant
 from ctx.oauth import identity
-from ctx.registry.models import SettingOverride
+from ctx.overrides.models import SettingOverride
 from ctx.selectors import principal_for_key
 from dream.models import Link
 from secrets.models import Secret

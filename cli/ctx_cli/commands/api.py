@@ -35,7 +35,7 @@ def api(args: argparse.Namespace, app: App) -> int:
     if app.out.as_json:
         app.out.json(resp.data)
     else:
-        from rich.json import JSON
+        from rich.json import JSON  # lazy: the CLI starts in every hook; load on use
 
         app.out.console.print(JSON(dumps(resp.data)))
     return 0

@@ -55,7 +55,7 @@ def _brief(args: argparse.Namespace, app: App) -> int:
     elif app.out.as_json:  # piped: the Markdown itself, e.g. `ctx brief > BRIEF.md`
         sys.stdout.write(markdown)
     else:
-        from rich.markdown import Markdown
+        from rich.markdown import Markdown  # lazy: the CLI starts in every hook; load on use
 
         app.out.console.print(Markdown(markdown))
     return 0

@@ -58,7 +58,7 @@ def _progress(out: Output, total: int) -> Iterator[Any]:
     if not console.is_terminal or total == 0:
         yield lambda n: None
         return
-    from rich.progress import Progress
+    from rich.progress import Progress  # lazy: the CLI starts in every hook; load on use
 
     with Progress(console=console, transient=True) as bar:
         task = bar.add_task("uploading", total=total)

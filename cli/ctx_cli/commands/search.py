@@ -38,8 +38,8 @@ def search(args: argparse.Namespace, app: App) -> int:
 
 
 def _render_answer(console: Any, payload: dict[str, Any]) -> None:
-    from rich.panel import Panel
-    from rich.text import Text
+    from rich.panel import Panel  # lazy: the CLI starts in every hook; load on use
+    from rich.text import Text  # lazy: the CLI starts in every hook; load on use
 
     confidence = payload.get("confidence", "")
     if payload.get("answer"):

@@ -32,7 +32,7 @@ def _read_value(args: argparse.Namespace) -> str:
     if args.value is not None:
         raise UsageError(ARGUMENT_REFUSED.format(command=args.secrets_command, name=args.name))
     if sys.stdin is not None and sys.stdin.isatty():
-        import getpass
+        import getpass  # lazy: the CLI starts in every hook; load on use
 
         value = getpass.getpass(f"value of {args.name} (hidden): ")
     else:

@@ -25,6 +25,7 @@ def _server_version(app: App) -> tuple[str | None, str | None]:
         return None, str(exc)
     if not cfg.key:
         return None, "no API key configured"
+    # lazy: the CLI starts in every hook; load on use
     from ctx_cli.commands.mcp_stdio import server_info
 
     try:
@@ -110,7 +111,7 @@ def _prompt(label: str, default: str) -> str:
 
 
 def _ask_key(current: str) -> str:
-    import getpass
+    import getpass  # lazy: the CLI starts in every hook; load on use
 
     hint = " (hidden; Enter keeps the current one)" if current else " (hidden)"
     return getpass.getpass(f"API key{hint}: ").strip() or current

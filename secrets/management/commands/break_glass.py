@@ -59,7 +59,7 @@ class Command(BaseCommand):
         self.stdout.write(value + "\n", ending="")  # exactly the value and one newline
 
     def _open_stdin(self, name: str | None, scope: str | None) -> str:
-        from ...services import operator
+        from ...services import operator  # --stdin runs without a database
 
         try:
             doc = json.loads(sys.stdin.read())
@@ -78,25 +78,34 @@ class Command(BaseCommand):
         return value
 
     def _open_db(self, name: str | None, scope: str | None) -> str:
-        from ... import services
+        from ... import services  # --stdin runs without a database
 
         if not name:
             raise CommandError("NAME is required (or pipe a row with --stdin).")
         return services.secret_reveal(name=name, scope_ref=scope, actor=services.operator())
 
     def _export(self, name: str, scope: str | None) -> None:
-        from ... import services
+        from ... import services  # --stdin runs without a database
 
         doc = services.secret_export(name=name, scope_ref=scope, actor=services.operator())
         self.stdout.write(json.dumps(doc))
 
     def _reset_settings(self, key: str | None) -> None:
-        from ctx.errors import NotFound
+        """Drop the database overrides of `key` (all when None): one SettingAudit row per
+        override, and a SecretAudit row for the break-glass use itself."""
+        from ctx.errors import NotFound  # --stdin runs without a database
+        from ctx.overrides.services import settings_reset  # --stdin runs without a database
 
-        from ... import services
+        from ... import services  # --stdin runs without a database
+        from ...models import AuditAction  # --stdin runs without a database
 
+        actor = services.operator()
         try:
-            summary = services.settings_reset(key=key, actor=services.operator())
+            count = settings_reset(key=key, actor=actor)
         except NotFound:
             raise CommandError(f"Unknown setting: {key}") from None
-        self.stdout.write(summary)
+        services.audit(AuditAction.RESET_SETTINGS, name=(key or "")[:100], scope="", actor=actor)
+        what = f"of {key}" if key else "of every setting"
+        self.stdout.write(
+            f"Removed {count} database override(s) {what}; defaults and the environment apply."
+        )

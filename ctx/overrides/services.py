@@ -13,12 +13,13 @@ from typing import Any
 
 from django.db import transaction
 
-from ctx import hooks
-from ctx.config import KNOBS_BY_NAME, Knob, _check_bounds
+from ctx import config, hooks
+from ctx.config import Knob, _check_bounds
 from ctx.errors import NotFound, ValidationFailed
 from ctx.models import Tenant
-from ctx.permissions import require_tier
+from ctx.permissions import is_server_admin, require_tier
 from ctx.principal import Principal
+from secrets.selectors import get_secret_for
 
 from . import resolver
 from .models import SettingAction, SettingAudit, SettingOverride
@@ -47,7 +48,7 @@ def target_tenant(principal: Principal, tenant: str | None) -> Tenant | None:
     """The tenant a request changes (None = server-wide). Server admins name any tenant or
     none; tenant owners and admins only their own (another tenant answers like a missing one)."""
     require_tier(principal)
-    if principal.is_admin:
+    if is_server_admin(principal):
         if tenant is None:
             return None
         found = Tenant.objects.filter(name=tenant).first()
@@ -60,7 +61,7 @@ def target_tenant(principal: Principal, tenant: str | None) -> Tenant | None:
 
 
 def knob_named(key: str) -> Knob:
-    knob = KNOBS_BY_NAME.get(key)
+    knob = config.lookup(key)
     if knob is None:
         raise NotFound(UNKNOWN_MESSAGE)
     return knob
@@ -89,11 +90,12 @@ def _known_stages(value: list[str]) -> list[str]:
 EXTRA_CHECKS: dict[str, Callable[[Any], list[str]]] = {"CTX_QUERY_STAGES": _known_stages}
 
 
-def _plain(knob: Knob, raw: Any) -> tuple[Any, list[str]]:
+def _plain(knob: Knob, raw: Any, key: str) -> tuple[Any, list[str]]:
+    """`key` is the name the caller used (a renamed knob's old name is still accepted)."""
     try:
         value = knob.parse(_as_text(knob, raw))
     except ValueError as exc:
-        return None, [f"{knob.name}={raw!r}: {exc}"]
+        return None, [f"{key}={raw!r}: {exc}"]
     problem = _check_bounds(knob, value)
     findings = [problem] if problem else []
     return value, findings + EXTRA_CHECKS.get(knob.name, lambda _v: [])(value)
@@ -119,20 +121,20 @@ def check_change(
     key: str, raw: Any, tenant: Tenant | None, lookup: SecretLookup
 ) -> tuple[Change | None, list[str]]:
     """The validated change, or None and every finding about it."""
-    knob = KNOBS_BY_NAME.get(key)
+    knob = config.lookup(key)
     if knob is None:
         return None, [f"{key}: unknown setting."]
     if not knob.live:
         return None, [f"{key} needs a restart: set it in the environment."]
     findings = []
-    if resolver.pinned(key):
+    if resolver.pinned(knob.name):
         findings.append(f"{key} is set in the environment, which wins over overrides.")
     if tenant is not None and not knob.tenant:
         findings.append(f"{key} cannot be overridden per tenant.")
     if knob.secret:
         change, more = _secret_ref(knob, raw, lookup)
     else:
-        value, more = _plain(knob, raw)
+        value, more = _plain(knob, raw, key)
         change = Change(knob, value)
     findings += more
     return (None, findings) if findings else (change, [])
@@ -191,8 +193,6 @@ def settings_set(
     *, principal: Principal, changes: dict[str, Any], tenant: str | None
 ) -> list[SettingOverride]:
     """Set one or more overrides at once: all of them, or none with every finding listed."""
-    from secrets.selectors import get_secret_for
-
     target = target_tenant(principal, tenant)
     checked = _validated(changes, target, lambda n, s: get_secret_for(principal, n, s))
     actor = principal.key.prefix

@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, TypedDict
 
-from ctx.config import KNOBS, KNOBS_BY_NAME, Knob, mask
+from ctx.config import KNOBS, Knob, lookup, mask
 from ctx.errors import NotFound
 from ctx.models import Tenant
+from ctx.permissions import is_server_admin
 from ctx.principal import Principal
 
 from . import resolver
@@ -54,13 +55,13 @@ def describe(knob: Knob, tenant_id: int | None) -> SettingView:
 def visible_knobs(principal: Principal) -> list[Knob]:
     """Server admins see every knob; tenant admins only what they may tune: the server's own
     configuration (hosts, paths, providers) is none of a tenant's business."""
-    return [k for k in KNOBS if principal.is_admin or k.tenant]
+    return [k for k in KNOBS if is_server_admin(principal) or k.tenant]
 
 
 def knob_for(principal: Principal, key: str) -> Knob:
     """The knob if the caller may see it; the same 404 as an unknown name otherwise."""
-    knob = KNOBS_BY_NAME.get(key)
-    if knob is None or not (principal.is_admin or knob.tenant):
+    knob = lookup(key)
+    if knob is None or not (is_server_admin(principal) or knob.tenant):
         raise NotFound(UNKNOWN_MESSAGE)
     return knob
 
@@ -83,7 +84,7 @@ class AuditView(TypedDict):
 def audit_for(principal: Principal, tenant: Tenant | None, limit: int) -> list[AuditView]:
     """Newest first. Server admins see every row (or one tenant's); tenant admins their own."""
     rows = SettingAudit.objects.order_by("-id")
-    if not principal.is_admin or tenant is not None:
+    if not is_server_admin(principal) or tenant is not None:
         rows = rows.filter(tenant=tenant.name if tenant else principal.tenant_name)
     return [
         {

@@ -23,7 +23,9 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import Max
 
-from ctx.config import KNOBS_BY_NAME, Knob
+from ctx import hooks
+from ctx.config import KNOBS_BY_NAME, RENAMED, Knob
+from ctx.errors import Unavailable
 
 from .models import SettingAudit, SettingOverride
 
@@ -95,8 +97,10 @@ def rows() -> dict[tuple[str, int | None], Row]:
 
 
 def pinned(name: str) -> bool:
-    """Set in the process environment: that value wins over every override."""
-    return bool(os.environ.get(name, ""))
+    """Set in the process environment (under its name or a former one): that value wins over
+    every override."""
+    former = [old for old, new in RENAMED.items() if new == name]
+    return any(os.environ.get(n, "") for n in (name, *former))
 
 
 def _base(knob: Knob) -> Resolved:
@@ -153,30 +157,9 @@ def _opened(secret_id: int) -> str:
 
 
 def open_secret(secret_id: int) -> str:
-    """The plaintext of a referenced secret, opened at use time (never stored in a row)."""
-    from ctx.errors import Unavailable
-    from rls import context as rls_context
-    from secrets import crypto
-    from secrets.models import Secret
-    from secrets.selectors import qualified_scope, sealed_of
-    from secrets.services import current_keyring
-
-    # The reference was checked when it was set (the setter could read the secret), and the
-    # setting is the server's configuration: a request of another tenant still uses it, so the
-    # row is read in the system context (docs/rls.md), past the caller's scopes.
-    with rls_context.using(rls_context.SYSTEM):
-        secret = Secret.objects.select_related("scope__tenant").get(pk=secret_id)
-    where = qualified_scope(secret.scope)
-    try:
-        plain, _ = crypto.unseal(
-            current_keyring().openers(secret.key_version),
-            scope=where,
-            name=secret.name,
-            sealed=sealed_of(secret),
-        )
-    except crypto.OpenFailed:
-        raise Unavailable(
-            f"The secret {where}/{secret.name} named by a setting cannot be opened with the "
-            "configured master keys."
-        ) from None
-    return plain
+    """The plaintext of a referenced secret, opened at use time (never stored in a row) by
+    the sealed-secrets app (ctx.hooks.SECRET_OPENER: the settings never import it)."""
+    opener = next(iter(hooks.SECRET_OPENER), None)
+    if opener is None:
+        raise Unavailable("No sealed-secrets app is installed to open a referenced secret.")
+    return opener(secret_id)

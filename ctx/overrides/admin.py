@@ -11,6 +11,7 @@ from django.db import transaction
 from django.http import HttpRequest
 
 from ctx.config import KNOBS
+from secrets.selectors import find_secret
 
 from . import services
 from .models import SettingAction, SettingAudit, SettingOverride
@@ -32,7 +33,6 @@ class SettingOverrideForm(forms.ModelForm):
         }
 
     def clean(self) -> dict[str, Any]:
-        from secrets.selectors import find_secret
 
         data = super().clean() or {}
         key = data.get("key") or (self.instance.key if self.instance.pk else "")
