@@ -117,6 +117,7 @@ KNOB_MODULES = (
     "dream.knob_specs",
     "secrets.knob_specs",
     "profiles.knob_specs",
+    "ingest.knob_specs",
 )
 
 

@@ -187,6 +187,10 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     """DRF's hook: every failure becomes the envelope with its status."""
     if isinstance(exc, CtxError):
         err = exc
+    elif isinstance(exc, RequestDataTooBig):  # Django's DATA_UPLOAD_MAX_MEMORY_SIZE: was a 500
+        err = TooLarge(
+            f"The request body is larger than {settings.DATA_UPLOAD_MAX_MEMORY_SIZE} bytes."
+        )
     elif isinstance(exc, drf.APIException):
         err = _from_drf(exc)
     elif (away := database_unavailable(exc)) is not None:

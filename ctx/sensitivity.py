@@ -401,3 +401,85 @@ def text_level(text: str, floor: str = INTERNAL) -> str:
 def detect_all(texts: Iterable[str]) -> Detection:
     """`detect` over several texts (a prompt's messages, a batch of passages)."""
     return detect("\n".join(texts))
+
+
+# --- redaction: credentials out of stored text ---------------------------------------------------
+
+# The placeholder each credentials detector's span becomes (`[redacted:aws-key]`): it names the
+# kind of secret so a reader knows something was there, never its value.
+PLACEHOLDERS: dict[str, str] = {
+    "aws_access_key": "aws-key",
+    "gcp_service_account": "private-key",
+    "azure_connection_string": "azure-key",
+    "github_token": "github-token",
+    "gitlab_token": "gitlab-token",
+    "slack_token": "slack-token",
+    "stripe_key": "stripe-key",
+    "anthropic_key": "anthropic-key",
+    "openai_key": "openai-key",
+    "google_api_key": "google-key",
+    "pem_private_key": "private-key",
+    "jwt": "jwt",
+    "password_assignment": "password",
+    "high_entropy_token": "token",
+}
+_PEM_END = re.compile(r"-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----")
+_PEM_MAX = 16_384  # a private key block without its END line: redact this far, not the rest
+REDACT_PASSES = 3  # a replacement can expose a second token (a key inside a password value)
+
+
+def placeholder(detector: str) -> str:
+    return f"[redacted:{PLACEHOLDERS.get(detector, 'secret')}]"
+
+
+def _span(detector: Detector, match: re.Match[str]) -> tuple[int, int]:
+    """The characters a match's secret occupies: the value of an assignment (the name stays
+    readable), a private key's whole block, otherwise the match."""
+    if detector.name == "password_assignment":
+        return match.span("value")
+    if detector.name in ("pem_private_key", "gcp_service_account"):
+        end = _PEM_END.search(match.string, match.end(), match.end() + _PEM_MAX)
+        return match.start(), end.end() if end else min(len(match.string), match.end() + _PEM_MAX)
+    return match.span()
+
+
+def _secret_spans(text: str) -> list[tuple[int, int, str]]:
+    folded = text.lower() if text.isascii() else None
+    spans: list[tuple[int, int, int, str]] = []
+    for order, detector in enumerate(DETECTORS):  # the specific detectors come first
+        if detector.level != CREDENTIALS or not _may_match(detector, text, folded):
+            continue
+        for match in detector.pattern.finditer(text):
+            if detector.check is None or detector.check(match):
+                start, end = _span(detector, match)
+                spans.append((start, -end, order, detector.name))
+    return [(start, -neg_end, name) for start, neg_end, _, name in sorted(spans)]
+
+
+def _replace(text: str, spans: list[tuple[int, int, str]]) -> str:
+    """Each span replaced by its placeholder; of overlapping spans the earlier (then longer)
+    one wins, and the others are covered by it."""
+    out: list[str] = []
+    pos = 0
+    for start, end, name in spans:
+        if start < pos:
+            continue
+        out.append(text[pos:start])
+        out.append(placeholder(name))
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def redact(text: str) -> tuple[str, tuple[str, ...]]:
+    """`text` with every credentials-level span replaced by a typed placeholder, and the names
+    of the detectors that fired. Personal data (e-mail addresses, phone numbers) is kept: it
+    raises the level of what is stored from it, but a conversation without it makes no sense."""
+    found: set[str] = set()
+    for _ in range(REDACT_PASSES):
+        spans = _secret_spans(text)
+        if not spans:
+            break
+        found.update(name for _, _, name in spans)
+        text = _replace(text, spans)
+    return text, tuple(sorted(found))

@@ -157,6 +157,7 @@ class BlockInput:
     valid_to: datetime | None = None
     source: str = ""
     source_time: datetime | None = None
+    source_session: str = ""  # the conversation it came from (ingest: "<tool>:<external id>")
     sensitivity: str | None = None  # the caller's level; None keeps the block's (new: internal)
     _detection: Detection | None = field(default=None, init=False, repr=False, compare=False)
 
@@ -220,6 +221,7 @@ def _apply(block: Block, data: BlockInput, digest: str) -> None:
     block.valid_to = data.valid_to
     block.source = data.source or block.source
     block.source_time = data.source_time or block.source_time
+    block.source_session = data.source_session or block.source_session
     block.archived = False
     for hook in hooks.BLOCK_DERIVE:
         hook(block)
@@ -393,6 +395,17 @@ def block_restore(*, principal: Principal, block_id: str) -> Block:
     block.save()
     _saved([block])
     return block
+
+
+def block_purge(*, principal: Principal, block_ids: list[str]) -> int:
+    """Delete blocks for good, with their embedding windows, anchors and links (a removed
+    conversation's windows). Blocks outside the principal's writable scopes are left alone.
+    Returns how many were deleted."""
+    if not block_ids:
+        return 0
+    qs = Block.objects.filter(pk__in=block_ids, scope_id__in=principal.write_scope_ids)
+    _, per_model = qs.delete()
+    return int(per_model.get(Block._meta.label, 0))
 
 
 @transaction.atomic

@@ -52,6 +52,7 @@ INSTALLED_APPS = [
     "secrets.apps.SecretsConfig",
     "profiles.apps.ProfilesConfig",
     "frontend.apps.FrontendConfig",
+    "ingest.apps.IngestConfig",
     "rls.apps.RlsConfig",  # last: its migration polices the other apps' tables
 ]
 
@@ -63,6 +64,7 @@ MIGRATION_MODULES = {
     "secrets": "migrations.secrets",
     "profiles": "migrations.profiles",
     "frontend": "migrations.frontend",
+    "ingest": "migrations.ingest",
     "rls": "migrations.rls",
 }
 
@@ -139,6 +141,9 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # Requests never publish themselves (ctx.broker publishes on a thread, with socket timeouts);
 # these bound the retries of the workers' and beat's own publishes.
 CELERY_BROKER_TRANSPORT_OPTIONS = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2}
+# Conversation imports have a worker of their own (ctx/runtime/launcher.py, compose.yaml): the
+# client waits for them, and they must not queue behind the embedding of earlier batches.
+CELERY_TASK_ROUTES = {"ingest.run_import": {"queue": "ingest"}}
 CELERY_BEAT_SCHEDULE = {
     "embedding-backfill": {"task": "retrieval.backfill", "schedule": 60.0},
     "term-stats": {"task": "retrieval.term_stats", "schedule": 300.0},
@@ -146,6 +151,8 @@ CELERY_BEAT_SCHEDULE = {
     "dream-feed": {"task": "dream.feed", "schedule": CTX["CTX_DREAM_FEED_SECONDS"]},
     # profiles/: signals whose processing task was lost (a broker outage) are processed late
     "profiles-sweep": {"task": "profiles.sweep", "schedule": CTX["CTX_PROFILES_SWEEP_SECONDS"]},
+    # ingest/: import jobs a lost message or a stopped worker left behind, old finished jobs
+    "ingest-sweep": {"task": "ingest.sweep_jobs", "schedule": 120.0},
 }
 
 LANGUAGE_CODE = "en-us"

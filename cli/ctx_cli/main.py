@@ -177,6 +177,54 @@ def _ingest_command(sub: Subparsers) -> None:
     )
 
 
+TOOLS = ("claude-code", "codex", "gemini", "cursor", "copilot", "chatgpt", "claude-ai")
+
+
+def _import_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--tool", choices=TOOLS, help="only this tool (default: all)")
+    parser.add_argument("--path", help="a log file or export, or a home folder to search")
+    parser.add_argument("--scope", help="scope to write (default: the key's home scope)")
+
+
+def _sessions_commands(sub: Subparsers) -> None:
+    group = _group(sub, "sessions", "AI-tool conversations: import, watch, list, show, search")
+    imp = _add(group, "import", "sessions:sessions_import", "upload what is new in the logs")
+    _import_options(imp)
+    imp.add_argument("--since", help="only sessions active since this date (YYYY-MM-DD)")
+    imp.add_argument("--dry-run", action="store_true", help="read and count, send nothing")
+    imp.add_argument("--full", action="store_true", help="read every file from the start")
+    imp.add_argument(
+        "--restore-deleted", action="store_true", help="import sessions deleted on the server"
+    )
+    imp.add_argument("--hook", action="store_true", help="Claude Code hook JSON on stdin")
+    watch = _add(group, "watch", "sessions:sessions_watch", "poll the logs and upload as they grow")
+    _import_options(watch)
+    watch.add_argument("--interval", type=bounded_int(1), default=30, help="seconds between polls")
+    watch.add_argument("--rounds", type=bounded_int(1), help="stop after this many polls")
+    watch.set_defaults(hook=False, restore_deleted=False)
+    listing = _add(group, "list", "sessions:sessions_list", "sessions, newest activity first")
+    listing.add_argument("--tool", choices=TOOLS, help="only this tool")
+    listing.add_argument("--project", help="only this project (path or folder name)")
+    listing.add_argument("--branch", help="only this git branch")
+    listing.add_argument("--since", help="only sessions active since (YYYY-MM-DD)")
+    listing.add_argument("--limit", type=bounded_int(1, 100), help="most sessions (default 10)")
+    listing.add_argument("--offset", type=bounded_int(0), help="sessions to skip")
+    listing.add_argument("--scope", action="append", help="only these scopes (a,b)")
+    show = _add(group, "show", "sessions:sessions_show", "a session and a page of its messages")
+    show.add_argument("id", help="session id (from ctx sessions list)")
+    show.add_argument("--limit", type=bounded_int(1, 500), help="most messages (default 50)")
+    show.add_argument("--offset", type=bounded_int(0), help="messages to skip")
+    show.add_argument("--latest", action="store_true", help="the last messages instead")
+    search = _add(group, "search", "sessions:sessions_search", "find past conversations")
+    search.add_argument("query")
+    search.add_argument("--tool", choices=TOOLS, help="only this tool")
+    search.add_argument("--project", help="only this project")
+    search.add_argument("--limit", type=bounded_int(1, 20), help="most sessions (default 5)")
+    search.add_argument("--scope", action="append", help="only these scopes (a,b)")
+    delete = _add(group, "delete", "sessions:sessions_delete", "delete a session for good")
+    delete.add_argument("id", help="session id")
+
+
 def _hook_commands(sub: Subparsers) -> None:
     brief = _add(sub, "brief", "hooks:brief", "project briefing as Markdown (SessionStart hook)")
     brief.add_argument("--hook", action="store_true", help="read hook JSON, print hook JSON")
@@ -380,6 +428,7 @@ GROUPS: tuple[tuple[Callable[[Subparsers], None], tuple[str, ...]], ...] = (
     (_block_commands, ("save", "get", "update", "delete", "list", "recent", "categories", "stats")),
     (_search_commands, ("search", "query", "api")),
     (_ingest_command, ("ingest",)),
+    (_sessions_commands, ("sessions",)),
     (_hook_commands, ("brief", "persist", "statusline")),
     (_dream_commands, ("dream", "guard", "digest", "graph")),
     (_secrets_commands, ("secrets", "mcp-stdio")),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from ctx.api import dream, profiles, secrets, settings, tenancy, views
+from ctx.api import dream, profiles, secrets, sessions, settings, tenancy, views
 
 urlpatterns = [
     path("api/store", views.store),
@@ -50,4 +50,12 @@ urlpatterns = [
     path("api/profiles/<str:slug>/diff", profiles.diff),
     path("api/profiles/<str:slug>/publish", profiles.publish),
     path("api/raw/<str:hash>", profiles.raw),
+    path("api/sessions", sessions.sessions),
+    path("api/sessions/import", sessions.import_),  # before {id}
+    path("api/sessions/search", sessions.search),
+    path("api/sessions/<str:id>", sessions.session),
+    path("api/jobs/<str:id>", sessions.job),
+    path("api/knowledge/decisions", sessions.decision),
+    path("api/knowledge/error-solutions", sessions.error_solution),
+    path("api/knowledge/insights", sessions.insight),
 ]

@@ -16,6 +16,11 @@ category and a descriptive title (the same category and title replaces the old b
 `search` first if it may already exist.
 - `update` corrects a block by id; `delete` archives one.
 - `recent` shows what changed lately; `categories` and `stats` give an overview.
+- At the start of a new session call `recent_sessions`: the user's latest conversations in \
+every AI tool (Claude Code, Codex, Cursor, …) and where each stopped; `session_detail` reads \
+one, `search_sessions` finds past conversations by topic.
+- Record a decision with `save_decision`, a fixed error with `save_error_solution`, a lesson \
+with `save_insight`: a duplicate is refused with the existing id, a close one superseded.
 - At the start of a session call `get_preferences` (or read `preferences://active`): the \
 user's standing instructions for how to answer. When the user reacts to an answer ("too long", \
 "no bullet lists"), call `record_signal`; `list_profiles` shows their profiles.
@@ -125,4 +130,59 @@ the `profile` it went to, its current `version` and `pending` signals. Errors: \
 payload_too_large (note > 2,000 chars, context > 4 KB, > 20 tags), forbidden (read-only key).
 EXAMPLE: {"type": "dislike", "note": "too long, skip the preamble", \
 "context": "Certainly! Great question..."}; {"type": "tag", "tags": ["no-emoji"]}""",
+    "recent_sessions": """\
+List the user's most recent AI-tool sessions (Claude Code, Codex, Gemini CLI, Cursor, \
+Copilot, ChatGPT, claude.ai) across tools, newest activity first, each with its last prompt.
+WHEN: call it first in a new session, to continue where we left off; the user asks what they \
+were working on, or refers to an earlier conversation.
+WHEN NOT: looking for a topic in past conversations (use `search_sessions`); stored notes and \
+decisions (use `query`).
+RETURNS: `sessions` (id, tool, title, project, branch, last_activity_at, message_count, \
+preview = the last user prompt), `total`; narrow with tool, project, branch or since.
+EXAMPLE: {}; {"project": "shop-app", "limit": 5}; {"tool": "codex", "since": "2026-03-01"}""",
+    "session_detail": """\
+Read one imported session: its details and a page of its messages.
+WHEN: you have a session id from `recent_sessions` or `search_sessions` and need what was said \
+(latest=true gives the last messages: where the work stopped).
+WHEN NOT: you have no session id yet (use `recent_sessions` or `search_sessions`).
+RETURNS: `session` as listed, `messages` (index, role, text, timestamp, tool_calls, redacted), \
+`offset`, `count`. Credentials were replaced by placeholders like [redacted:aws-key] on import.
+EXAMPLE: {"id": 42, "latest": true, "limit": 20}; {"id": 42, "offset": 100, "limit": 50}""",
+    "search_sessions": """\
+Find past conversations by topic: hybrid retrieval over the imported sessions' message windows, \
+grouped by session.
+WHEN: the user asks how something was done or discussed before ("how did we fix the login \
+bug?"), or you need an earlier session about a topic.
+WHEN NOT: the latest sessions whatever their topic (use `recent_sessions`); stored knowledge \
+blocks (use `query`).
+RETURNS: `sessions` best first, each with `score` and up to 3 `windows` (first_index, \
+last_index, preview); read more with `session_detail`.
+EXAMPLE: {"query": "migration lock timeout on deploy"}; {"query": "auth", "tool": "cursor"}""",
+    "save_decision": """\
+Save a decision with its rationale, context and the alternatives considered; the files and \
+tools it mentions and its source session are recorded with it.
+WHEN: the user or you settled a choice that later sessions should respect.
+WHEN NOT: a fixed error (use `save_error_solution`); a lesson or fact (use `save_insight` or \
+`store`).
+RETURNS: `action`: created; superseded (a close earlier decision, 0.85-0.95 similar, is kept \
+but marked superseded by this one: `supersedes`); rejected (0.95+ similar: `id` is the \
+existing one, nothing written). Also `similarity`, `files`, `tools`, `source_session`.
+EXAMPLE: {"title": "Use PostgreSQL for sessions", "rationale": "already run it; pgvector", \
+"alternatives": ["Redis"], "session": 42}""",
+    "save_error_solution": """\
+Save an error and the solution that fixed it, so the next session facing it finds the fix.
+WHEN: an error was diagnosed and solved.
+WHEN NOT: a design choice (use `save_decision`); a general lesson (use `save_insight`).
+RETURNS: as `save_decision`: `action` created | superseded | rejected, `id`, `similarity`, \
+`files`, `tools`, `source_session`.
+EXAMPLE: {"error": "ModuleNotFoundError: No module named 'psycopg'", \
+"solution": "pip install 'psycopg[binary]' in the venv", "context": "fresh checkout"}""",
+    "save_insight": """\
+Save an insight: something learned about the project, the codebase or the user's way of working.
+WHEN: a non-obvious lesson a later session should know.
+WHEN NOT: a decision (use `save_decision`); an error with its fix (use `save_error_solution`).
+RETURNS: as `save_decision`: `action` created | superseded | rejected, `id`, `similarity`, \
+`files`, `tools`, `source_session`.
+EXAMPLE: {"insight": "The test suite needs the embedded PostgreSQL; never mock the ORM.", \
+"title": "Tests use a real database"}""",
 }

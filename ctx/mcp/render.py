@@ -141,3 +141,74 @@ def signal(p: Payload) -> str:
         f"Recorded {p['type']} signal {p['id']} for profile {p['profile']} "
         f"(now version {p['version']}, {p['pending']} signal(s) waiting to be applied)."
     )
+
+
+# --- conversations -------------------------------------------------------------------------------
+
+
+def _session_line(n: int, s: Payload) -> str:
+    title = s["title"] or s["preview"][:80] or "(untitled)"
+    where = " · ".join(
+        x for x in (s.get("project"), s.get("branch") and f"branch {s['branch']}") if x
+    )
+    last = (s.get("last_activity_at") or "")[:16].replace("T", " ")
+    head = f"{n}. [{s['tool']}] {title}"
+    meta = f"   session {s['id']} · {s['message_count']} messages · last active {last or '?'}"
+    if where:
+        meta += f" · {where}"
+    return f"{head}\n{meta}"
+
+
+def sessions(p: Payload) -> str:
+    rows = p["sessions"]
+    if not rows:
+        return "No sessions imported yet in the readable scopes (`ctx sessions import`)."
+    lines = [_session_line(p.get("offset", 0) + i + 1, s) for i, s in enumerate(rows)]
+    prompts = [f"session {s['id']}: {s['preview']}" for s in rows if s.get("preview")]
+    text = "\n".join(lines)
+    if prompts:
+        text += "\n\nLast prompts:\n" + fence("\n".join(prompts))
+    return text + "\n\nCall `session_detail` with a session id and latest=true to resume."
+
+
+def session_detail(p: Payload) -> str:
+    s = p["session"]
+    head = _session_line(1, s).split("\n", 1)[1].strip()
+    shown = f"messages {p['offset'] + 1}-{p['offset'] + p['count']} of {s['message_count']}"
+    body = "\n\n".join(
+        f"#{m['index']} {m['role']}: {m['text']}"
+        + (f" [tools: {'; '.join(m['tool_calls'])}]" if m["tool_calls"] else "")
+        for m in p["messages"]
+    )
+    return f"{s['title'] or '(untitled)'}\n{head} · {shown}\n\n" + fence(body or "(none)")
+
+
+def session_search(p: Payload) -> str:
+    rows = p["sessions"]
+    if not rows:
+        return f"No conversation matched {p['query']!r}."
+    parts = []
+    for i, hit in enumerate(rows, 1):
+        windows = "\n\n".join(
+            f"[messages {w['first_index']}-{w['last_index']}] {w['preview']}"
+            for w in hit["windows"]
+        )
+        parts.append(_session_line(i, hit["session"]) + "\n" + fence(windows))
+    return "\n\n".join(parts) + "\n\nCall `session_detail` with a session id to read more."
+
+
+def knowledge(p: Payload) -> str:
+    kind = p["kind"].replace("-", " ")
+    if p["action"] == "rejected":
+        text = f"Not saved: {kind} {p['id']} already says this (similarity {p['similarity']})."
+    elif p["action"] == "superseded":
+        text = (
+            f"Saved {kind} {p['id']} in scope {p['scope']}; it supersedes {p['supersedes']} "
+            f"(similarity {p['similarity']}), which is kept."
+        )
+    else:
+        text = f"Saved {kind} {p['id']} in scope {p['scope']}."
+    mentioned = [*p.get("files", []), *p.get("tools", [])]
+    if mentioned:
+        text += "\nMentions: " + ", ".join(mentioned)
+    return text

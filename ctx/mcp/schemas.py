@@ -13,6 +13,7 @@ from typing import Any, NotRequired, Required, get_type_hints
 from typing_extensions import TypedDict
 
 from ctx.ops import payloads as p
+from ingest import payloads as ip
 from profiles import payloads as profile_payloads
 
 
@@ -41,3 +42,7 @@ StatsOutput = output("StatsOutput", p.StatsPayload)
 PreferencesOutput = output("PreferencesOutput", profile_payloads.PreferencesPayload)
 ProfilesOutput = output("ProfilesOutput", profile_payloads.ProfilesPayload)
 SignalOutput = output("SignalOutput", profile_payloads.SignalPayload)
+SessionsOutput = output("SessionsOutput", ip.SessionListPayload)
+SessionDetailOutput = output("SessionDetailOutput", ip.SessionDetailPayload)
+SessionSearchOutput = output("SessionSearchOutput", ip.SearchPayload)
+KnowledgeOutput = output("KnowledgeOutput", ip.KnowledgePayload)

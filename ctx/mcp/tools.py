@@ -22,6 +22,7 @@ from ctx.mcp.auth import current_principal
 from ctx.mcp.results import Payload, run
 from ctx.ops import blocks, search
 from ctx.ops.inputs import BlockId, Input
+from ingest import operations as conversations
 from profiles import operations as profile_ops
 
 Operation = Callable[[Any, Any], Any]
@@ -156,4 +157,51 @@ record_signal = tool(
     schemas.SignalOutput,
     bucket=ratelimit.WRITE,
     without=("created_at",),
+)
+
+recent_sessions = tool(
+    conversations.sessions_list,
+    conversations.SessionsInput,
+    render.sessions,
+    schemas.SessionsOutput,
+    only=("limit", "tool", "project", "branch", "since", "scopes"),
+)
+session_detail = tool(
+    conversations.session_get,
+    conversations.DetailInput,
+    render.session_detail,
+    schemas.SessionDetailOutput,
+    only=("id", "latest", "limit", "offset"),
+)
+search_sessions = tool(
+    conversations.sessions_search,
+    conversations.SearchInput,
+    render.session_search,
+    schemas.SessionSearchOutput,
+    only=("query", "limit", "tool", "project", "scopes"),
+)
+KNOWLEDGE = ("context", "session", "scope", "tags")
+save_decision = tool(
+    conversations.save_decision,
+    conversations.DecisionInput,
+    render.knowledge,
+    schemas.KnowledgeOutput,
+    bucket=ratelimit.WRITE,
+    only=("title", "rationale", "alternatives", *KNOWLEDGE),
+)
+save_error_solution = tool(
+    conversations.save_error_solution,
+    conversations.ErrorSolutionInput,
+    render.knowledge,
+    schemas.KnowledgeOutput,
+    bucket=ratelimit.WRITE,
+    only=("error", "solution", *KNOWLEDGE),
+)
+save_insight = tool(
+    conversations.save_insight,
+    conversations.InsightInput,
+    render.knowledge,
+    schemas.KnowledgeOutput,
+    bucket=ratelimit.WRITE,
+    only=("insight", "title", *KNOWLEDGE),
 )

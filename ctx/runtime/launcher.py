@@ -191,6 +191,8 @@ def _commands(values: dict[str, object], data_dir: Path, port: int) -> dict[str,
     }
     if not values["CTX_WORKERS"]:
         del commands["worker"]
+    else:
+        commands["ingest"] = _ingest_worker(py)
     return commands
 
 
@@ -215,6 +217,30 @@ def _popen(name: str, command: list[str], env: dict[str, str]) -> subprocess.Pop
 
 
 WORKER_NICE = 10
+INGEST_QUEUE = "ingest"  # settings.CELERY_TASK_ROUTES
+
+
+def _ingest_worker(py: str) -> list[str]:
+    """A worker of its own for conversation imports (ingest/): the client waits for them, so
+    they must not queue behind the embedding of the windows the previous batches wrote (two
+    embedding tasks occupied both processes of the main worker). It loads no model, runs at
+    normal priority, one process."""
+    return [
+        py,
+        "-m",
+        "celery",
+        "-A",
+        "ctx",
+        "worker",
+        "--loglevel",
+        "warning",
+        "--queues",
+        INGEST_QUEUE,
+        "--concurrency",
+        "1",
+        "--hostname",
+        f"ctx-ingest-{os.getpid()}@%h",
+    ]
 
 
 def _yield_to_requests(pid: int) -> None:
@@ -231,6 +257,8 @@ def _thread_env(command: list[str], values: dict[str, object]) -> dict[str, str]
     oversubscribes a small machine and made embedding 10x slower when measured."""
     cpus = os.cpu_count() or 1
     procs = int(str(values["CTX_WORKERS"])) if "worker" in command else 2
+    if INGEST_QUEUE in command:
+        procs = os.cpu_count() or 1  # one thread: it embeds nothing
     threads = str(max(1, cpus // max(1, procs)))
     env = dict(os.environ)
     for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):

@@ -104,6 +104,26 @@ def _children(pid: int) -> list[tuple[int, str]]:
     return found
 
 
+def _assert_imported_by_the_ingest_worker(c: httpx.Client) -> None:
+    """A conversation batch answers 202 at once; the ingest queue's worker imports it."""
+    body = {
+        "platform": "codex",
+        "session_id": "s1",
+        "messages": [{"role": "user", "content": "hi"}],
+    }
+    accepted = c.post("/api/sessions/import", json=body)
+    assert accepted.status_code == 202, accepted.text
+    job_id = accepted.json()["job"]["id"]
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        job = c.get(f"/api/jobs/{job_id}").json()["job"]
+        if job["status"] in ("done", "failed"):
+            break
+        time.sleep(0.2)
+    assert job["status"] == "done", job
+    assert c.get("/api/sessions").json()["sessions"][0]["external_id"] == "s1"
+
+
 def _nice(pid: int) -> int:
     return int((Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[16])
 
@@ -139,9 +159,12 @@ def test_it_runs_stores_and_keeps_data_across_restarts(data_dir: Path) -> None:
     try:
         assert first.key, "the first start must print a bootstrap key"
         spawned = _children(first.proc.pid)
-        (worker,) = [pid for pid, cmd in spawned if "celery" in cmd and " worker " in cmd]
+        workers = [(pid, cmd) for pid, cmd in spawned if "celery" in cmd and " worker " in cmd]
+        (worker,) = [pid for pid, cmd in workers if "--queues ingest" not in cmd]
+        (importer,) = [pid for pid, cmd in workers if "--queues ingest" in cmd]
         (web,) = [pid for pid, cmd in spawned if "uvicorn" in cmd]
         assert _nice(worker) > _nice(web)  # background work yields the CPU to requests
+        assert _nice(importer) == _nice(web)  # conversation imports: a client waits for them
         # collectstatic ran before the web server: the admin links its hashed stylesheet.
         login = httpx.get(first.url + "/admin/login/", timeout=30).text
         css = re.search(r'href="(/static/admin/css/base\.[0-9a-f]{12}\.css)"', login)
@@ -180,6 +203,7 @@ def test_it_runs_stores_and_keeps_data_across_restarts(data_dir: Path) -> None:
                 "/api/store",
                 json={"category": "infra", "title": "Kept", "content": "survives restarts"},
             ).json()
+            _assert_imported_by_the_ingest_worker(c)
     finally:
         assert first.stop() == 0
     second = Server(data_dir)

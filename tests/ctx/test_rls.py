@@ -18,6 +18,7 @@ from django.db import DatabaseError, connection, transaction
 from ctx import selectors
 from ctx.models import Block, Scope
 from dream.models import DigestState, DreamState, GuardFlag, Link, LinkClass, LinkOrigin
+from ingest.models import ImportJob, Message, Session, Source, Window
 from retrieval.models import BlockChunk, TemporalAnchor, TermStat
 from rls import context as rls
 from rls.role import ROLE
@@ -34,6 +35,11 @@ POLICED = [
     "dream_guardflag",
     "dream_digeststate",
     "secrets_secret",
+    "ingest_source",
+    "ingest_session",
+    "ingest_message",
+    "ingest_window",
+    "ingest_importjob",
 ]
 # The scope of each policed table's rows, unfiltered: what a forgotten filter would return.
 SCOPES_OF = {
@@ -78,6 +84,19 @@ def _tenant_rows(scope: Scope, tag: str) -> None:
     Secret.objects.create(
         scope=scope, name=f"{tag}-token", ciphertext=b"c", nonce=b"n" * 12, key_version="k1"
     )
+    _conversation_rows(scope, tag, a)
+
+
+def _conversation_rows(scope: Scope, tag: str, block: Block) -> None:
+    source = Source.objects.create(scope=scope, tool="codex", path=f"/{tag}.jsonl")
+    session = Session.objects.create(
+        scope=scope, tool="codex", external_id="same-id-in-both-tenants", source=source
+    )
+    Message.objects.create(
+        session=session, scope=scope, index=0, role="user", text=tag, content_hash="h"
+    )
+    Window.objects.create(session=session, scope=scope, first_index=0, last_index=0, block=block)
+    ImportJob.objects.create(scope=scope)
 
 
 @pytest.fixture

@@ -199,3 +199,36 @@ def test_it_scans_50_kb_of_adversarial_text_in_bounded_time() -> None:
         detect(text)
         elapsed = time.perf_counter() - started
         assert elapsed < 1.0, f"{name}: {elapsed:.3f} s"
+
+
+# --- redact ---------------------------------------------------------------------------------
+
+
+def test_it_redacts_credentials_into_typed_placeholders() -> None:
+    from ctx.sensitivity import redact
+
+    text = (
+        "key AKIAIOSFODNN7EXAMPLE and "
+        "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+        " token ghp_abcdefghijklmnopqrstuvwxyz0123456789 mail bob@acme.io"
+    )
+    clean, found = redact(text)
+    assert clean == (
+        "key [redacted:aws-key] and AWS_SECRET_ACCESS_KEY=[redacted:password]"
+        " token [redacted:github-token] mail bob@acme.io"
+    )
+    assert found == ("aws_access_key", "github_token", "high_entropy_token", "password_assignment")
+
+
+def test_it_redacts_a_private_key_block_to_its_end_line() -> None:
+    from ctx.sensitivity import redact
+
+    pem = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\nabc\n-----END RSA PRIVATE KEY-----"
+    assert redact(f"before\n{pem}\nafter")[0] == "before\n[redacted:private-key]\nafter"
+
+
+def test_it_leaves_text_without_credentials_unchanged() -> None:
+    from ctx.sensitivity import redact
+
+    text = "commit 3f2a9c1e, uuid 0a9e8d7c-6b5a-4f3e-8d2c-1b0a9f8e7d6c, password=${DB_PASSWORD}"
+    assert redact(text) == (text, ())

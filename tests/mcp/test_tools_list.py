@@ -9,10 +9,15 @@ from tests.mcp.live import LiveServer, tools
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-READ_ONLY = {"query", "search", "get", "recent", "categories", "stats"}
-READ_ONLY |= {"get_preferences", "list_profiles"}
+READ_ONLY = {
+    *("query", "search", "get", "recent", "categories", "stats"),
+    *("recent_sessions", "session_detail", "search_sessions"),
+    *("get_preferences", "list_profiles"),
+}
 DESTRUCTIVE = {"store", "update", "delete"}
-ADDITIVE = {"record_signal"}  # writes, destroys nothing; a repeat without an id records again
+# writes that destroy nothing: a repeated signal without an id records again; the knowledge
+# writes never replace or delete
+ADDITIVE = {"record_signal", "save_decision", "save_error_solution", "save_insight"}
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])  # initialize, and 2026-07-28 discovery

@@ -1,0 +1,2 @@
+"""Conversation memory: AI tools' sessions imported, scrubbed, windowed into transcript blocks
+and searchable (docs/conversations.md)."""

@@ -1,0 +1,79 @@
+"""Searching conversations: the whole retrieval pipeline (every arm, the temporal stages) over
+transcript windows, grouped by session, at most a few windows per session."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from datetime import datetime
+from typing import Any
+
+from ctx.models import BlockType
+from ctx.principal import Principal
+from ingest import payloads as p
+from ingest import selectors
+from ingest.models import Session
+from retrieval import lexical
+from retrieval.query import QueryParams, run_query
+from retrieval.search import preview
+
+POOL = 50  # windows asked of the pipeline (its most); grouped into sessions afterwards
+
+
+def search_sessions(
+    principal: Principal,
+    *,
+    query: str,
+    limit: int,
+    per_session: int,
+    tool: str | None = None,
+    project: str | None = None,
+    scopes: list[str] | None = None,
+    now: datetime | None = None,
+) -> p.SearchPayload:
+    params = lexical.SearchParams(
+        query=query,
+        limit=POOL,
+        category=f"sessions/{tool}" if tool else None,
+        types=[BlockType.TRANSCRIPT],
+        scopes=list(scopes or []),
+    )
+    result = run_query(principal, QueryParams(search=params, now=now))
+    grouped: dict[int, list[Any]] = defaultdict(list)
+    order: list[int] = []
+    for hit in result.hits:
+        sid = (hit.block.metadata or {}).get("session_id") if hit.block is not None else None
+        if not isinstance(sid, int):
+            continue
+        if sid not in grouped:
+            order.append(sid)
+        if len(grouped[sid]) < per_session:
+            grouped[sid].append(hit)
+    sessions = selectors.sessions_by_id(principal, order)
+    rows = [
+        _row(sessions[sid], grouped[sid])
+        for sid in order
+        if sid in sessions and _in_project(sessions[sid], project)
+    ][:limit]
+    return {"query": query, "count": len(rows), "sessions": rows, "confidence": result.confidence}
+
+
+def _in_project(session: Session, project: str | None) -> bool:
+    if not project:
+        return True
+    root = session.project_root.rstrip("/\\")
+    name = project.rstrip("/\\")
+    return root == name or root.replace("\\", "/").rsplit("/", 1)[-1] == name
+
+
+def _row(session: Session, hits: list[Any]) -> p.SessionHit:
+    windows: list[p.WindowHit] = [
+        {
+            "id": h.id,
+            "score": round(h.score, 6),
+            "first_index": int(h.block.metadata.get("first_index", 0)),
+            "last_index": int(h.block.metadata.get("last_index", 0)),
+            "preview": preview(h.block.content),
+        }
+        for h in hits
+    ]
+    return {"session": p.summary(session), "score": windows[0]["score"], "windows": windows}

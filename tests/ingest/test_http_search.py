@@ -1,0 +1,90 @@
+"""POST /api/sessions/search: hybrid retrieval over transcript windows, grouped by session;
+/api/query finds the same windows with its arms and temporal stages."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from ingest.models import Window
+from retrieval import indexing
+from tests.conftest import Cast
+from tests.ingest.support import batch, imported, message, session
+
+pytestmark = pytest.mark.django_db
+
+GARDEN = [
+    "The tomatoes in the raised bed got blight again.",
+    "Remove the infected leaves and water at the base, not the foliage.",
+    "Should I spray copper fungicide on the tomato plants?",
+    "Copper helps early; rotate the beds next season.",
+]
+DEPLOY = [
+    "The deploy to production failed with a migration lock timeout.",
+    "Run the migration before switching traffic and raise lock_timeout.",
+]
+
+
+def _conversation(texts: list[str], day: str) -> list[dict[str, Any]]:
+    return [
+        message(i, t, role="user" if i % 2 == 0 else "assistant", timestamp=f"{day}T09:0{i}:00Z")
+        for i, t in enumerate(texts)
+    ]
+
+
+@pytest.fixture
+def corpus(cast: Cast, django_capture_on_commit_callbacks: Any, settings: Any) -> Cast:
+    settings.CTX = {**settings.CTX, "CTX_SESSION_WINDOW_SIZE": 2, "CTX_SESSION_WINDOW_STRIDE": 2}
+    sessions = [
+        session("garden", _conversation(GARDEN, "2026-02-10"), tool="chatgpt"),
+        session("deploy", _conversation(DEPLOY, "2026-03-02")),
+    ]
+    imported(cast.owner, batch(*sessions), django_capture_on_commit_callbacks)
+    blocks = [str(b) for b in Window.objects.values_list("block_id", flat=True)]
+    assert indexing.embed_blocks(blocks) == 3
+    return cast
+
+
+def test_it_groups_the_windows_found_by_session(corpus: Cast) -> None:
+    status, data = corpus.owner.post("/api/sessions/search", {"query": "tomato plant disease"})
+    assert status == 200, data
+    first = data["sessions"][0]
+    assert first["session"]["external_id"] == "garden" and first["session"]["tool"] == "chatgpt"
+    assert [(w["first_index"], w["last_index"]) for w in first["windows"]] in (
+        [(0, 1), (2, 3)],
+        [(2, 3), (0, 1)],
+    )
+    assert first["score"] == first["windows"][0]["score"]
+
+
+def test_it_keeps_at_most_the_configured_windows_per_session(corpus: Cast, settings: Any) -> None:
+    settings.CTX = {**settings.CTX, "CTX_SESSION_SEARCH_PER_SESSION": 1}
+    _, data = corpus.owner.post("/api/sessions/search", {"query": "tomato blight copper"})
+    assert all(len(s["windows"]) == 1 for s in data["sessions"])
+
+
+def test_it_filters_by_tool(corpus: Cast) -> None:
+    body = {"query": "tomato blight", "tool": "claude-code"}
+    _, data = corpus.owner.post("/api/sessions/search", body)
+    assert [s["session"]["external_id"] for s in data["sessions"]] == ["deploy"]
+
+
+def test_it_finds_the_windows_through_api_query_with_the_temporal_stages(corpus: Cast) -> None:
+    body = {"query": "what went wrong with the deploy in March 2026?", "explain": True}
+    status, data = corpus.owner.post("/api/query", {**body, "now": "2026-03-20"})
+    assert status == 200 and data["sources"][0]["type"] == "transcript"
+    assert data["sources"][0]["metadata"]["external_id"] == "deploy"
+    assert "temporal" in data["explain"]
+
+
+def test_it_never_finds_another_tenants_conversations(corpus: Cast) -> None:
+    status, data = corpus.outsider.post("/api/sessions/search", {"query": "tomato blight"})
+    assert status == 200 and data["sessions"] == []
+    body = {"query": "tomato blight", "scopes": ["acme:main"]}
+    assert corpus.outsider.post("/api/sessions/search", body)[1]["sessions"] == []
+
+
+def test_it_refuses_an_empty_query(corpus: Cast) -> None:
+    status, data = corpus.owner.post("/api/sessions/search", {"query": " "})
+    assert status == 400 and data["error"]["details"]["field"] == "query"
