@@ -22,7 +22,7 @@ TABLES = [
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("rls", "0004_anchor_scope_policy"),
+        ("rls", "0005_profiles_policies"),
         ("ingest", "0001_initial"),
     ]
 
