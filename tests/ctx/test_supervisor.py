@@ -83,8 +83,9 @@ class Launcher:
             for role, needle in (("redis", "redis-server"), ("web", "uvicorn")):
                 if needle in cmd:
                     found[role] = pid
-            if "celery" in cmd:
-                found["worker" if " worker " in cmd else "beat"] = pid
+            if "celery" in cmd:  # the main worker, the conversation-import worker, beat
+                role = "beat" if " worker " not in cmd else "worker"
+                found["ingest" if "--queues ingest" in cmd else role] = pid
         return found
 
     def health(self) -> int:

@@ -15,9 +15,10 @@ READ_ONLY = {
     *("get_preferences", "list_profiles"),
 }
 DESTRUCTIVE = {"store", "update", "delete"}
-# writes that destroy nothing: a repeated signal without an id records again; the knowledge
-# writes never replace or delete
+# writes that destroy nothing: the knowledge writes never replace or delete (a repeat is
+# refused as a duplicate), and a repeated signal without an id records again
 ADDITIVE = {"record_signal", "save_decision", "save_error_solution", "save_insight"}
+NOT_IDEMPOTENT = {"record_signal"}
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])  # initialize, and 2026-07-28 discovery
@@ -31,7 +32,7 @@ def test_it_lists_every_tool_with_title_and_annotations(
         assert tool.title and notes is not None and notes.title == tool.title
         assert notes.read_only_hint is (tool.name in READ_ONLY)
         assert notes.destructive_hint is (tool.name in DESTRUCTIVE)
-        assert notes.idempotent_hint is (tool.name not in ADDITIVE)
+        assert notes.idempotent_hint is (tool.name not in NOT_IDEMPOTENT)
         assert notes.open_world_hint is False
         assert tool.output_schema is not None
         assert tool.output_schema["required"] == ["success"]

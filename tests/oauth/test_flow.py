@@ -15,7 +15,12 @@ from tests.support.oauth_session import Transcript, run_session
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-TOOLS = {"query", "store", "search", "get", "recent", "update", "delete", "categories", "stats"}
+TOOLS = {
+    *("query", "store", "search", "get", "recent", "update", "delete", "categories", "stats"),
+    *("recent_sessions", "session_detail", "search_sessions"),
+    *("save_decision", "save_error_solution", "save_insight"),
+    *("get_preferences", "list_profiles", "record_signal"),
+}
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
