@@ -354,7 +354,7 @@ def run() -> int:
         return 1
     finally:
         say("stopping…")
-        sup.stop(["web", "worker", "beat"])
+        sup.stop(["web", "worker", "ingest", "beat"])
         sup.stop(["redis"])  # last: the workers stop without broker errors
         handles.stop()
     return 0

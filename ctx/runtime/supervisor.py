@@ -30,6 +30,7 @@ STOP_GRACE = 15.0  # seconds a child may take to stop on SIGTERM before it is ki
 MEANWHILE = {
     "redis": "the web server keeps answering; new blocks are embedded once it is back",
     "worker": "the web server keeps answering; embeddings and dreaming resume once it is back",
+    "ingest": "the web server keeps answering; conversation imports resume once it is back",
     "beat": "the web server keeps answering; periodic jobs resume once it is back",
     "web": "workers and beat keep running; requests fail until it is back",
 }

@@ -212,8 +212,11 @@ def test_it_stops_everything_on_sigterm_even_a_postgres_restarted_by_hand(
     launcher: Launcher,
 ) -> None:
     postgres_ctl(launcher.data_dir / "pg", "restart")
+    children = launcher.children()
+    assert {"web", "worker", "ingest", "beat", "redis"} <= set(children)
     launcher.proc.send_signal(signal.SIGTERM)
     assert launcher.proc.wait(90) == 0
+    assert not [role for role, pid in children.items() if _alive(pid)], "every child stops"
     leftovers = subprocess.run(
         ["pgrep", "-f", str(launcher.data_dir)], capture_output=True, text=True
     )
