@@ -181,27 +181,26 @@ search_sessions = tool(
     only=("query", "limit", "tool", "project", "scopes"),
 )
 KNOWLEDGE = ("context", "session", "scope", "tags")
-save_decision = tool(
-    conversations.save_decision,
-    conversations.DecisionInput,
-    render.knowledge,
-    schemas.KnowledgeOutput,
-    bucket=ratelimit.WRITE,
-    only=("title", "rationale", "alternatives", *KNOWLEDGE),
+
+
+def _knowledge(operation: Operation, model: type[Input], *fields: str) -> Callable[..., Any]:
+    """A knowledge write: its own fields, the shared ones, one rendering and output."""
+    return tool(
+        operation,
+        model,
+        render.knowledge,
+        schemas.KnowledgeOutput,
+        bucket=ratelimit.WRITE,
+        only=(*fields, *KNOWLEDGE),
+    )
+
+
+save_decision = _knowledge(
+    conversations.save_decision, conversations.DecisionInput, "title", "rationale", "alternatives"
 )
-save_error_solution = tool(
-    conversations.save_error_solution,
-    conversations.ErrorSolutionInput,
-    render.knowledge,
-    schemas.KnowledgeOutput,
-    bucket=ratelimit.WRITE,
-    only=("error", "solution", *KNOWLEDGE),
+save_error_solution = _knowledge(
+    conversations.save_error_solution, conversations.ErrorSolutionInput, "error", "solution"
 )
-save_insight = tool(
-    conversations.save_insight,
-    conversations.InsightInput,
-    render.knowledge,
-    schemas.KnowledgeOutput,
-    bucket=ratelimit.WRITE,
-    only=("insight", "title", *KNOWLEDGE),
+save_insight = _knowledge(
+    conversations.save_insight, conversations.InsightInput, "insight", "title"
 )
