@@ -53,6 +53,7 @@ from bench.traffic import (
     warm_up,
 )
 from ctx.runtime.embedded import postgres_ctl, socket_dir_of
+from tests.support.processes import children, roles
 
 BEFORE = 10.0  # seconds of traffic before the fault
 AFTER = 30.0  # seconds of traffic after it ended
@@ -62,48 +63,9 @@ DRAIN_LIMIT = 120.0  # longest wait for the embedding backlog after the fault
 # --- the server's processes -------------------------------------------------------------------
 
 
-def children(pid: int) -> dict[int, str]:
-    """pid -> command line of the processes whose parent is `pid`."""
-    found = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-            cmdline = (entry / "cmdline").read_text().replace("\0", " ")
-        except OSError:
-            continue
-        if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
-            found[int(entry.name)] = cmdline
-    return found
-
-
-def role(cmdline: str) -> str | None:
-    if "redis-server" in cmdline:
-        return "redis"
-    if "uvicorn" in cmdline:
-        return "web"
-    if "celery" in cmdline:
-        return "worker" if " worker " in cmdline else "beat" if " beat " in cmdline else None
-    return None
-
-
 def processes(launcher: int) -> dict[str, int]:
-    """role -> pid of the launcher's children (redis, web, worker, beat)."""
-    out = {}
-    for pid, cmd in children(launcher).items():
-        name = role(cmd)
-        if name:
-            out[name] = pid
-    return out
-
-
-def alive(pid: int) -> bool:
-    try:
-        state = (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
+    """role -> pid of the launcher's children (redis, web, worker, ingest, beat)."""
+    return roles(launcher)
 
 
 # --- faults -------------------------------------------------------------------------------------

@@ -25,6 +25,7 @@ import httpx
 import pytest
 
 from ctx.runtime.embedded import postgres_ctl
+from tests.support.processes import alive, children, roles
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow
@@ -78,41 +79,10 @@ class Launcher:
 
     def children(self) -> dict[str, int]:
         """role -> pid of the launcher's children."""
-        found = {}
-        for pid, cmd in _children(self.proc.pid).items():
-            for role, needle in (("redis", "redis-server"), ("web", "uvicorn")):
-                if needle in cmd:
-                    found[role] = pid
-            if "celery" in cmd:  # the main worker, the conversation-import worker, beat
-                role = "beat" if " worker " not in cmd else "worker"
-                found["ingest" if "--queues ingest" in cmd else role] = pid
-        return found
+        return roles(self.proc.pid)
 
     def health(self) -> int:
         return httpx.get(self.url + "/health", timeout=10).status_code
-
-
-def _children(pid: int) -> dict[int, str]:
-    found = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-            cmdline = (entry / "cmdline").read_text().replace("\0", " ")
-        except OSError:
-            continue
-        if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
-            found[int(entry.name)] = cmdline
-    return found
-
-
-def _alive(pid: int) -> bool:
-    try:
-        state = (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
 
 
 def _port_in_time_wait() -> int:
@@ -168,7 +138,7 @@ def test_it_restarts_a_killed_celery_process_while_the_web_answers(
 ) -> None:
     before = launcher.children()
     web = before["web"]
-    orphans = list(_children(before[role]))  # the worker's pool processes
+    orphans = list(children(before[role]))  # the worker's pool processes
     mark = len(launcher.lines)
     os.kill(before[role], signal.SIGKILL)
     launcher.wait_for(
@@ -176,9 +146,9 @@ def test_it_restarts_a_killed_celery_process_while_the_web_answers(
     )
     assert launcher.health() == 200  # the web server was never stopped
     new = int(launcher.wait_for(rf"{role} restarted \(pid (\d+), restart 1\)", after=mark).group(1))
-    assert launcher.children()[role] == new and _alive(new)
+    assert launcher.children()[role] == new and alive(new)
     assert launcher.children()["web"] == web
-    assert not [pid for pid in orphans if _alive(pid)]  # the old pool went with its master
+    assert not [pid for pid in orphans if alive(pid)]  # the old pool went with its master
 
 
 def test_it_restarts_redis_and_embeds_what_is_stored_after(launcher: Launcher) -> None:
@@ -216,7 +186,7 @@ def test_it_stops_everything_on_sigterm_even_a_postgres_restarted_by_hand(
     assert {"web", "worker", "ingest", "beat", "redis"} <= set(children)
     launcher.proc.send_signal(signal.SIGTERM)
     assert launcher.proc.wait(90) == 0
-    assert not [role for role, pid in children.items() if _alive(pid)], "every child stops"
+    assert not [role for role, pid in children.items() if alive(pid)], "every child stops"
     leftovers = subprocess.run(
         ["pgrep", "-f", str(launcher.data_dir)], capture_output=True, text=True
     )
