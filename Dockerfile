@@ -21,4 +21,5 @@ ENV CTX_STATIC_ROOT=/app/static
 RUN CTX_SECRET_KEY=collectstatic-only DJANGO_SETTINGS_MODULE=ctx.settings \
     python -m django collectstatic --noinput -v 0
 EXPOSE 8000
-CMD ["uvicorn", "ctx.asgi:app", "--host", "0.0.0.0", "--port", "8000", "--workers", "2"]
+CMD ["uvicorn", "ctx.asgi:app", "--host", "0.0.0.0", "--port", "8000", "--workers", "2",
+     "--http", "ctx.runtime.http:NoDelayH11Protocol"]

@@ -151,10 +151,14 @@ def _runtime_url(handles: embedded.Embedded) -> str | None:
     return runtime_database_url(handles.database_url) if handles.database_url else None
 
 
+HTTP_PROTOCOL = "ctx.runtime.http:NoDelayH11Protocol"
+
+
 def uvicorn_args(values: dict[str, object], port: int, workers: int = 2) -> list[str]:
     """The web server's command line after the interpreter (tests start it the same way)."""
     args = ["-m", "uvicorn", "ctx.asgi:app", "--host", str(values["CTX_HOST"])]
     args += ["--port", str(port), "--workers", str(workers)]
+    args += ["--http", HTTP_PROTOCOL]  # Nagle off on every connection (ctx/runtime/http.py)
     # uvicorn kills a worker that misses a 5 s health ping; a busy worker on a loaded 2-core
     # machine can, which reset connections mid-ingest (measured).
     args += ["--log-level", "warning", "--timeout-worker-healthcheck", "60"]

@@ -23,6 +23,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from ctx.runtime.launcher import HTTP_PROTOCOL
 from rls.role import runtime_database_url
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -99,6 +100,7 @@ def start(db_name: str, secret_key: str, log: Path, **env: str) -> Iterator[Live
         **env,
     }
     args = ["-m", "uvicorn", "ctx.asgi:app", "--host", "127.0.0.1", "--port", str(port)]
+    args += ["--http", HTTP_PROTOCOL]
     with log.open("wb") as out:
         proc = subprocess.Popen(
             [sys.executable, *args], cwd=ROOT, env=environ, stdout=out, stderr=subprocess.STDOUT
