@@ -31,6 +31,9 @@ class HookPoint(Generic[F]):
         self._impls[f"{fn.__module__}.{fn.__qualname__}"] = (order, fn)
         return fn
 
+    def unregister(self, fn: F) -> None:
+        self._impls.pop(f"{fn.__module__}.{fn.__qualname__}", None)
+
     def __iter__(self) -> Iterator[F]:
         ranked = sorted(self._impls.items(), key=lambda item: (item[1][0], item[0]))
         return iter([fn for _, (_, fn) in ranked])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import time
+from typing import NamedTuple
 
 import numpy as np
 from django.db import connection, models, transaction
@@ -18,6 +19,11 @@ from retrieval.embeddings import embed_texts, get_embedder
 log = logging.getLogger("ctx.indexing")
 
 BATCH = 128
+# Windows embedded in one transaction. A batch of 128 long blocks (conversation windows) was
+# over a thousand texts: minutes on a loaded worker, past Celery's 240 s soft limit, and the
+# whole batch rolled back and was retried from scratch — nothing was ever embedded (measured,
+# docs/benchmarks.md). Small transactions keep what was done when a later one is cut short.
+MAX_TEXTS = 192
 
 
 def _embed_rows(blocks: list[Block]) -> int:
@@ -77,10 +83,13 @@ _DIGITS = "{:.9g}".format
 
 
 def embed_blocks(block_ids: list[str]) -> int:
-    """Embed the given blocks that still lack a vector; returns how many were embedded."""
+    """Embed the given blocks that still lack a vector; returns how many were embedded.
+    One transaction per MAX_TEXTS windows: a retry after a time limit resumes, not restarts."""
     done = 0
     for start in range(0, len(block_ids), BATCH):
-        done += embed_pending(limit=BATCH, ids=block_ids[start : start + BATCH])
+        chunk = block_ids[start : start + BATCH]
+        while (step := _embed_step(BATCH, chunk)).claimed:
+            done += step.embedded
     return done
 
 
@@ -92,22 +101,48 @@ def pending() -> models.QuerySet[Block]:
     )
 
 
-def embed_pending(*, limit: int = BATCH, ids: list[str] | None = None) -> int:
-    """Claim up to `limit` unembedded blocks (skipping rows another worker holds) and embed them.
+class Step(NamedTuple):
+    claimed: int
+    embedded: int
 
-    The claim and the write share one transaction: a crash rolls back, and the rows are picked
-    up again by the next backfill.
+
+def embed_pending(*, limit: int = BATCH, ids: list[str] | None = None) -> int:
+    """Claim up to `limit` unembedded blocks (skipping rows another worker holds) and embed
+    them, MAX_TEXTS windows per transaction; returns how many were embedded.
+
+    The claim and the write share one transaction: a crash rolls back that step only, and its
+    rows are picked up again by the next backfill.
     """
+    total = 0
+    while total < limit and (step := _embed_step(limit - total, ids)).embedded:
+        total += step.embedded
+    return total
+
+
+def _embed_step(limit: int, ids: list[str] | None) -> Step:
     with transaction.atomic():
         qs = pending()
         if ids is not None:
             qs = qs.filter(pk__in=ids)
         fields = ("id", "title", "content", "tags", "metadata", "sensitivity")
-        blocks = list(qs.select_for_update(skip_locked=True).only(*fields)[:limit])
+        blocks = list(qs.select_for_update(skip_locked=True).only(*fields)[: max(limit, 0)])
         if not blocks:
-            return 0
-        sendable = _recheck(blocks)
-        return _embed_rows(sendable) if sendable else 0
+            return Step(0, 0)
+        sendable = _within_budget(_recheck(blocks))
+        return Step(len(blocks), _embed_rows(sendable) if sendable else 0)
+
+
+def _within_budget(blocks: list[Block]) -> list[Block]:
+    """The leading blocks whose windows fit MAX_TEXTS (always at least one): the rest stay
+    pending, released when this transaction commits, for the next step."""
+    taken: list[Block] = []
+    texts = 0
+    for block in blocks:
+        texts += len(windows(block.title, block.content))
+        if taken and texts > MAX_TEXTS:
+            break
+        taken.append(block)
+    return taken
 
 
 def _recheck(blocks: list[Block]) -> list[Block]:

@@ -6,7 +6,9 @@ from __future__ import annotations
 import math
 
 import pytest
+from celery.exceptions import SoftTimeLimitExceeded
 
+from ctx import hooks
 from ctx.models import Block
 from retrieval import indexing
 from retrieval.embeddings import LocalSentenceTransformer
@@ -70,3 +72,31 @@ def test_auto_precision_is_bf16_only_where_the_cpu_has_it() -> None:
     native = torch.ops.mkldnn._is_mkldnn_bf16_supported()
     assert LocalSentenceTransformer(precision="auto").precision == ("bf16" if native else "fp32")
     assert LocalSentenceTransformer(precision="fp32").precision == "fp32"
+
+
+@pytest.mark.django_db
+def test_a_time_limit_keeps_the_vectors_already_written_and_the_retry_finishes(
+    cast: Cast, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Four blocks of two windows each, two windows per transaction: four transactions.
+    monkeypatch.setattr(indexing, "MAX_TEXTS", 2)
+    text = " ".join(SENTENCE.replace("billing", t) * 5 for t in ["garden", "kernel"])
+    ids = [cast.owner.store(title=f"Log {i}", content=text)["id"] for i in range(4)]
+    assert all(len(indexing.windows(f"Log {i}", text)) == 2 for i in range(4))
+    calls: list[list[str]] = []
+
+    def soft_limit_on_the_third(embedded: list[str]) -> None:
+        calls.append(embedded)
+        if len(calls) == 3:  # Celery raises this inside the task when its time is up
+            raise SoftTimeLimitExceeded()
+
+    hooks.BLOCKS_EMBEDDED.register(soft_limit_on_the_third, order=99)
+    try:
+        with pytest.raises(SoftTimeLimitExceeded):
+            indexing.embed_blocks(ids)
+        kept = Block.objects.filter(pk__in=ids, embedding__isnull=False).count()
+        assert kept == 2  # the first two transactions committed; the third rolled back
+        assert indexing.embed_blocks(ids) == 2  # what the task's retry runs
+    finally:
+        hooks.BLOCKS_EMBEDDED.unregister(soft_limit_on_the_third)
+    assert Block.objects.filter(pk__in=ids, embedding__isnull=True).count() == 0
