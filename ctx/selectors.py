@@ -52,6 +52,30 @@ def principal_for_key(raw: str) -> Principal | None:
     return principal_from_key(key)
 
 
+NO_KEY = "No API key was sent: pass it as `Authorization: Bearer <key>` or `X-Context-Key: <key>`."
+MALFORMED_KEY = "The API key is malformed: a ctx key reads ctx_<8 characters>_<40 characters>."
+KEY_NOT_ACCEPTED = "The API key was not accepted: it is unknown or wrong."
+
+
+def key_refusal(raw: str | None) -> str:
+    """Why a key was refused, in words that tell a stranger nothing: whether a key with that
+    prefix exists is said only to whoever holds its secret (revoked, tenant suspended)."""
+    if raw is None:
+        return NO_KEY
+    parts = keys.split(raw)
+    if parts is None:
+        return MALFORMED_KEY
+    prefix, secret = parts
+    key = ApiKey.objects.select_related("tenant").filter(prefix=prefix).first()
+    if key is None or not keys.matches(secret, key.secret_hmac):
+        return KEY_NOT_ACCEPTED
+    if not key.active:
+        return "This API key was revoked; ask an owner of the tenant for a new one."
+    if key.tenant.status != Tenant.Status.ACTIVE:
+        return f"The tenant of this API key is {key.tenant.status}; ask the server's administrator."
+    return KEY_NOT_ACCEPTED
+
+
 def _touch(key: ApiKey) -> None:
     now = timezone.now()
     if key.last_used_at is None or now - key.last_used_at >= LAST_USED_RESOLUTION:
