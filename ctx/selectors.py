@@ -13,7 +13,14 @@ from django.db.models import Count, Exists, Model, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from ctx import keys
-from ctx.errors import FORBIDDEN_SCOPE_MESSAGE, CtxError, Forbidden, NotFound, ValidationFailed
+from ctx.errors import (
+    FORBIDDEN_READ_MESSAGE,
+    FORBIDDEN_SCOPE_MESSAGE,
+    CtxError,
+    Forbidden,
+    NotFound,
+    ValidationFailed,
+)
 from ctx.models import ApiKey, Block, BlockType, Scope, Tenant
 from ctx.permissions import can_operate, is_server_admin
 from ctx.principal import Principal
@@ -108,10 +115,13 @@ def principal_from_key(key: ApiKey) -> Principal:
 
 
 def readable_scope_ids(principal: Principal, names: list[str] | None) -> list[int]:
-    """The ids of the named readable scopes (unknown names are ignored: they leak nothing)."""
+    """The ids of the named readable scopes. A name the key cannot read is a 403 with one fixed
+    body, whether the scope exists or not (answering 200 with nothing read as "no match")."""
     if not names:
         return sorted(principal.read_scope_ids)
-    return sorted({principal.scope_names[n] for n in names if n in principal.scope_names})
+    if any(n not in principal.scope_names for n in names):
+        raise Forbidden(FORBIDDEN_READ_MESSAGE)
+    return sorted({principal.scope_names[n] for n in names})
 
 
 def _parse_uuid(value: str) -> uuid.UUID | None:
