@@ -32,7 +32,7 @@ class ApiKeyAuthentication(BaseAuthentication):
             return None
         principal = selectors.principal_for_key(raw)
         if principal is None:
-            raise CtxError("A valid API key is required.", code=ErrorCode.UNAUTHORIZED)
+            raise CtxError(selectors.key_refusal(raw), code=ErrorCode.UNAUTHORIZED)
         rls_context.enter(principal)  # the database shows this request only its scopes
         return principal, raw
 
@@ -44,4 +44,4 @@ class HasApiKey(BasePermission):
     def has_permission(self, request: Any, view: Any) -> bool:
         if isinstance(request.user, Principal):
             return True
-        raise CtxError("A valid API key is required.", code=ErrorCode.UNAUTHORIZED)
+        raise CtxError(selectors.NO_KEY, code=ErrorCode.UNAUTHORIZED)

@@ -61,6 +61,7 @@ STATUS = {
 # Fixed messages where the body must not depend on what exists (tenant isolation).
 NOT_FOUND_MESSAGE = "Block not found."
 FORBIDDEN_SCOPE_MESSAGE = "This key cannot write to that scope."
+FORBIDDEN_READ_MESSAGE = "This key cannot read that scope."
 
 
 class CtxError(Exception):

@@ -13,7 +13,14 @@ from django.db.models import Count, Exists, Model, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from ctx import keys
-from ctx.errors import FORBIDDEN_SCOPE_MESSAGE, CtxError, Forbidden, NotFound, ValidationFailed
+from ctx.errors import (
+    FORBIDDEN_READ_MESSAGE,
+    FORBIDDEN_SCOPE_MESSAGE,
+    CtxError,
+    Forbidden,
+    NotFound,
+    ValidationFailed,
+)
 from ctx.models import ApiKey, Block, BlockType, Scope, Tenant
 from ctx.permissions import can_operate, is_server_admin
 from ctx.principal import Principal
@@ -52,6 +59,30 @@ def principal_for_key(raw: str) -> Principal | None:
     return principal_from_key(key)
 
 
+NO_KEY = "No API key was sent: pass it as `Authorization: Bearer <key>` or `X-Context-Key: <key>`."
+MALFORMED_KEY = "The API key is malformed: a ctx key reads ctx_<8 characters>_<40 characters>."
+KEY_NOT_ACCEPTED = "The API key was not accepted: it is unknown or wrong."
+
+
+def key_refusal(raw: str | None) -> str:
+    """Why a key was refused, in words that tell a stranger nothing: whether a key with that
+    prefix exists is said only to whoever holds its secret (revoked, tenant suspended)."""
+    if raw is None:
+        return NO_KEY
+    parts = keys.split(raw)
+    if parts is None:
+        return MALFORMED_KEY
+    prefix, secret = parts
+    key = ApiKey.objects.select_related("tenant").filter(prefix=prefix).first()
+    if key is None or not keys.matches(secret, key.secret_hmac):
+        return KEY_NOT_ACCEPTED
+    if not key.active:
+        return "This API key was revoked; ask an owner of the tenant for a new one."
+    if key.tenant.status != Tenant.Status.ACTIVE:
+        return f"The tenant of this API key is {key.tenant.status}; ask the server's administrator."
+    return KEY_NOT_ACCEPTED
+
+
 def _touch(key: ApiKey) -> None:
     now = timezone.now()
     if key.last_used_at is None or now - key.last_used_at >= LAST_USED_RESOLUTION:
@@ -84,10 +115,13 @@ def principal_from_key(key: ApiKey) -> Principal:
 
 
 def readable_scope_ids(principal: Principal, names: list[str] | None) -> list[int]:
-    """The ids of the named readable scopes (unknown names are ignored: they leak nothing)."""
+    """The ids of the named readable scopes. A name the key cannot read is a 403 with one fixed
+    body, whether the scope exists or not (answering 200 with nothing read as "no match")."""
     if not names:
         return sorted(principal.read_scope_ids)
-    return sorted({principal.scope_names[n] for n in names if n in principal.scope_names})
+    if any(n not in principal.scope_names for n in names):
+        raise Forbidden(FORBIDDEN_READ_MESSAGE)
+    return sorted({principal.scope_names[n] for n in names})
 
 
 def _parse_uuid(value: str) -> uuid.UUID | None:

@@ -86,7 +86,8 @@ async def _authenticate(
     principal = None if raw is None else await orm(lambda: auth.principal_for_bearer(raw, resource))
     if principal is not None:
         return principal, None
-    err = CtxError("A valid API key or access token is required.", code=ErrorCode.UNAUTHORIZED)
+    why = await orm(lambda: auth.bearer_refusal(raw))
+    err = CtxError(why, code=ErrorCode.UNAUTHORIZED)
     return None, (err, {"WWW-Authenticate": _challenge(own, raw is not None)})
 
 

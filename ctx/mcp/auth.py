@@ -31,6 +31,15 @@ def principal_for_bearer(raw: str, resource: str) -> Principal | None:
     return principal_for_token(raw, resource)
 
 
+def bearer_refusal(raw: str | None) -> str:
+    """Why /mcp refused a bearer (ctx.selectors.key_refusal for what looks like an API key)."""
+    if raw is None:
+        return "No API key or access token was sent: pass it as `Authorization: Bearer <it>`."
+    if raw.startswith("ctx_"):
+        return selectors.key_refusal(raw)
+    return "The access token was not accepted: it is unknown, expired, or for another resource."
+
+
 def principal_for_token(raw: str, resource: str) -> Principal | None:
     checksum = hashlib.sha256(raw.encode("utf-8")).hexdigest()  # tokens are hashed at rest
     token = get_access_token_model().objects.filter(token_checksum=checksum).first()

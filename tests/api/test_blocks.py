@@ -9,6 +9,7 @@ import pytest
 from django.utils import timezone
 from pytest_django import DjangoAssertNumQueries
 
+from ctx.errors import FORBIDDEN_READ_MESSAGE
 from ctx.models import Block
 from tests.conftest import Cast
 
@@ -69,8 +70,9 @@ def test_it_shows_only_readable_blocks(cast: Cast) -> None:
     cast.owner.store(title="acme's")
     cast.outsider.store(title="globex's")
     assert _titles(_page(cast)) == ["acme's"]
-    status, body = cast.outsider.get("/api/blocks", scope="acme:main")
-    assert status == 200 and body["results"] == []
+    foreign = cast.outsider.get("/api/blocks", scope="acme:main")
+    assert foreign == cast.outsider.get("/api/blocks", scope="acme:nowhere")
+    assert foreign[0] == 403 and foreign[1]["error"]["message"] == FORBIDDEN_READ_MESSAGE
 
 
 def test_it_refuses_a_cursor_it_did_not_make(cast: Cast) -> None:

@@ -84,8 +84,10 @@ def test_it_lets_a_reader_get_but_not_change(cast: Cast) -> None:
 
 def test_it_keeps_foreign_stats_out(cast: Cast) -> None:
     cast.owner.store(title="a")
-    stats = cast.outsider.post("/api/manage", {"action": "stats", "scope": "acme:main"})[1]
-    assert stats["stats"]["blocks"] == 0
+    assert cast.outsider.post("/api/manage", {"action": "stats"})[1]["stats"]["blocks"] == 0
+    foreign = cast.outsider.post("/api/manage", {"action": "stats", "scope": "acme:main"})
+    assert foreign == cast.outsider.post("/api/manage", {"action": "stats", "scope": "acme:nope"})
+    assert foreign[0] == 403
 
 
 @pytest.mark.parametrize(

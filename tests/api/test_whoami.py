@@ -3,6 +3,7 @@ from __future__ import annotations
 import pytest
 
 from ctx.models import ApiKey
+from ctx.selectors import KEY_NOT_ACCEPTED, MALFORMED_KEY, NO_KEY
 from tests.conftest import Api, Cast
 
 pytestmark = pytest.mark.django_db
@@ -22,28 +23,40 @@ def test_it_accepts_a_bearer_header(cast: Cast) -> None:
     assert resp.status_code == 200 and resp.json()["tenant"] == "acme"
 
 
-@pytest.mark.parametrize("key", ["", "nonsense", "ctx_aaaaaaaa_" + "b" * 40])
-def test_it_refuses_bad_keys_alike(cast: Cast, key: str) -> None:
-    status, body = Api(key or None).get("/api/whoami")
-    assert status == 401
-    assert body == {
-        "success": False,
-        "error": {"code": "unauthorized", "message": "A valid API key is required."},
-    }
+def _refusal(key: str | None) -> str:
+    status, body = Api(key).get("/api/whoami")
+    assert status == 401 and body["error"]["code"] == "unauthorized"
+    return str(body["error"]["message"])
 
 
-def test_it_refuses_a_key_with_a_wrong_secret(cast: Cast) -> None:
+def test_it_says_when_no_key_was_sent(cast: Cast) -> None:
+    assert _refusal(None) == NO_KEY and "Authorization: Bearer" in NO_KEY
+
+
+@pytest.mark.parametrize("key", ["nonsense", "ctx_short_key", "ctx_aaaaaaaa_" + "b" * 39])
+def test_it_says_when_a_key_is_malformed(cast: Cast, key: str) -> None:
+    assert _refusal(key) == MALFORMED_KEY
+
+
+def test_it_refuses_an_unknown_key_and_a_wrong_secret_alike(cast: Cast) -> None:
     assert cast.owner.key is not None
     tampered = cast.owner.key[:-1] + ("A" if cast.owner.key[-1] != "A" else "B")
-    assert Api(tampered).get("/api/whoami")[0] == 401
+    unknown = "ctx_aaaaaaaa_" + "b" * 40
+    # Whether a prefix exists is no one's business without its secret: the same answer.
+    assert _refusal(tampered) == _refusal(unknown) == KEY_NOT_ACCEPTED
 
 
-def test_it_refuses_revoked_keys_and_suspended_tenants(cast: Cast) -> None:
+def test_it_tells_the_holder_of_a_revoked_key_or_suspended_tenant(cast: Cast) -> None:
     ApiKey.objects.filter(name="reader").update(active=False)
-    assert cast.reader.get("/api/whoami")[0] == 401
+    assert "revoked" in _refusal(cast.reader.key)
     cast.acme.status = "suspended"
     cast.acme.save()
-    assert cast.owner.get("/api/whoami")[0] == 401
+    assert "suspended" in _refusal(cast.owner.key)
+    # A stranger guessing at the suspended tenant's key prefix learns nothing.
+    assert cast.owner.key is not None
+    assert _refusal(cast.owner.key[:-1] + ("A" if cast.owner.key[-1] != "A" else "B")) == (
+        KEY_NOT_ACCEPTED
+    )
 
 
 def test_it_records_last_use_at_most_once_a_minute(cast: Cast) -> None:

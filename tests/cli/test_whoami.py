@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from ctx.selectors import MALFORMED_KEY
 from tests.cli.conftest import Cli
 from tests.conftest import Cast
 
@@ -28,4 +29,4 @@ def test_it_answers_for_the_key_in_use(cli: Cli, live_cast: Cast) -> None:
 def test_it_reports_a_bad_key_with_the_servers_message(cli: Cli) -> None:
     run = cli("whoami", CTX_KEY="ctx_not_a_real_key")
     assert run.returncode == 1 and run.stdout == ""
-    assert run.stderr.strip() == "error: A valid API key is required. (unauthorized)"
+    assert run.stderr.strip() == f"error: {MALFORMED_KEY} (unauthorized)"

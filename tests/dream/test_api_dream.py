@@ -97,9 +97,11 @@ def test_it_reports_the_queue_of_readable_scopes(cast: Cast) -> None:
 
 def test_it_shows_an_outsider_nothing_of_acme(cast: Cast) -> None:
     put("acme:main", "Alpha", "alpha", cos_mix(1.0))
-    for params in ({}, {"scope": "acme:main"}):
-        body = cast.outsider.get("/api/dream/stats", **params)[1]
-        assert body["queue"]["pickable_now"] == 0 and body["links"]["total"] == 0
+    body = cast.outsider.get("/api/dream/stats")[1]
+    assert body["queue"]["pickable_now"] == 0 and body["links"]["total"] == 0
+    foreign = cast.outsider.get("/api/dream/stats", scope="acme:main")
+    assert foreign == cast.outsider.get("/api/dream/stats", scope="acme:nowhere")
+    assert foreign[0] == 403
 
 
 # --- review and resolve -------------------------------------------------------------------------

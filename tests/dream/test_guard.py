@@ -77,7 +77,9 @@ def test_it_lists_open_flags_of_readable_scopes_only(cast: Cast, settings: Any) 
     archived = cast.owner.get("/api/guard", status="archived")[1]
     assert [f["block"]["title"] for f in archived["flags"]] == ["Copy"]
     assert cast.outsider.get("/api/guard")[1]["count"] == 0
-    assert cast.outsider.get("/api/guard", scope="acme:main")[1]["count"] == 0
+    foreign = cast.outsider.get("/api/guard", scope="acme:main")
+    assert foreign == cast.outsider.get("/api/guard", scope="acme:nowhere")
+    assert foreign[0] == 403
     assert cast.writer.get("/api/guard")[1]["count"] == 0  # reads acme:team only
 
 

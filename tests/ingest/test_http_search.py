@@ -81,8 +81,9 @@ def test_it_finds_the_windows_through_api_query_with_the_temporal_stages(corpus:
 def test_it_never_finds_another_tenants_conversations(corpus: Cast) -> None:
     status, data = corpus.outsider.post("/api/sessions/search", {"query": "tomato blight"})
     assert status == 200 and data["sessions"] == []
-    body = {"query": "tomato blight", "scopes": ["acme:main"]}
-    assert corpus.outsider.post("/api/sessions/search", body)[1]["sessions"] == []
+    foreign = corpus.outsider.post("/api/sessions/search", {"query": "x", "scopes": ["acme:main"]})
+    missing = corpus.outsider.post("/api/sessions/search", {"query": "x", "scopes": ["acme:no"]})
+    assert foreign == missing and foreign[0] == 403
 
 
 def test_it_refuses_an_empty_query(corpus: Cast) -> None:

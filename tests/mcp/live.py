@@ -12,7 +12,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from tests.support.live import LiveServer, shared, start
 
-__all__ = ["LiveServer", "call", "mcp_session", "shared", "start", "tools"]
+__all__ = ["LiveServer", "assert_unreadable", "call", "mcp_session", "shared", "start", "tools"]
 
 
 @asynccontextmanager
@@ -36,6 +36,14 @@ def call(server: LiveServer, token: str, tool: str, arguments: dict[str, Any]) -
     result = asyncio.run(go())
     text = "\n".join(getattr(c, "text", "") for c in result.content)
     return result.structured_content, text, bool(result.is_error)
+
+
+def assert_unreadable(server: LiveServer, token: str, tool: str, arguments: dict[str, Any]) -> None:
+    """A scope the key cannot read is refused with one fixed error, the same whether it exists."""
+    foreign = call(server, token, tool, {**arguments, "scopes": ["acme:main"]})
+    missing = call(server, token, tool, {**arguments, "scopes": ["acme:nowhere"]})
+    assert foreign == missing
+    assert foreign[2] and foreign[0]["error"]["code"] == "forbidden"
 
 
 def tools(server: LiveServer, token: str, mode: str = "legacy") -> Any:

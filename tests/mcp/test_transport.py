@@ -5,6 +5,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
+from ctx.selectors import KEY_NOT_ACCEPTED
 from tests.conftest import Cast
 from tests.mcp.live import LiveServer
 
@@ -78,6 +79,7 @@ def test_it_challenges_a_request_without_a_token(live: LiveServer, cast: Cast) -
     assert challenge.startswith("Bearer ") and f'resource_metadata="{prm}"' in challenge
     assert "error=" not in challenge  # RFC 6750 §3.1: no error code without credentials
     assert resp.json()["error"]["code"] == "unauthorized"
+    assert resp.json()["error"]["message"].startswith("No API key or access token was sent")
 
 
 def test_it_challenges_head_and_a_bad_token(live: LiveServer, cast: Cast) -> None:
@@ -85,6 +87,9 @@ def test_it_challenges_head_and_a_bad_token(live: LiveServer, cast: Cast) -> Non
     resp = _post(live, "not-a-token", _initialize("2025-11-25"))
     assert resp.status_code == 401
     assert 'error="invalid_token"' in resp.headers["www-authenticate"]
+    assert resp.json()["error"]["message"].startswith("The access token was not accepted")
+    unknown = _post(live, "ctx_aaaaaaaa_" + "b" * 40, _initialize("2025-11-25"))
+    assert unknown.json()["error"]["message"] == KEY_NOT_ACCEPTED
 
 
 def test_it_refuses_a_foreign_origin(live: LiveServer, cast: Cast) -> None:

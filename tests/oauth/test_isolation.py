@@ -8,7 +8,7 @@ import pytest
 
 from ctx.models import Block
 from tests.conftest import Cast, snapshot
-from tests.mcp.live import LiveServer, call
+from tests.mcp.live import LiveServer, assert_unreadable, call
 from tests.oauth.flow import sign_in
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -27,12 +27,14 @@ def test_it_keeps_every_tool_inside_the_tokens_tenant(live: LiveServer, cast: Ca
         ("query", {"query": "launch plan"}),
         ("search", {"query": "launch plan"}),
         ("recent", {}),
-        ("categories", {"scopes": ["acme:main"]}),
-        ("stats", {"scopes": ["acme:main"]}),
+        ("categories", {}),
+        ("stats", {}),
     ):
         data, text, error = call(live, token, tool, args)
         assert not error and secret["id"] not in str(data) and "acme" not in text, tool
     assert call(live, token, "stats", {})[0]["stats"]["blocks"] == 0
+    for tool in ("categories", "stats"):
+        assert_unreadable(live, token, tool, {})
     data, _, error = call(live, token, "store", {"category": "c", "title": "t", "content": "x"})
     assert not error and data["scope"] == "globex:main"  # the outsider key's own home scope
     acme = Block.objects.get(pk=secret["id"])
