@@ -191,11 +191,15 @@ def _afters(w: Window, page: list[Change]) -> dict[tuple[Any, int], str]:
     rows = [c.item["version"] for c in page if c.kind == "updated"]
     if not rows:
         return {}
-    wanted = Q()
-    for row in rows:
-        wanted |= Q(block_id=row.block_id, version=row.version + 1)
-    nexts = BlockVersion.objects.in_scopes(w.scope_ids).filter(wanted)
-    after = {(v.block_id, v.version - 1): v.content for v in nexts}
+    wanted = {(r.block_id, r.version + 1) for r in rows}
+    nexts = BlockVersion.objects.in_scopes(w.scope_ids).filter(  # a superset; filtered below
+        block_id__in={b for b, _ in wanted}, version__in={n for _, n in wanted}
+    )
+    after = {
+        (b, n - 1): content
+        for b, n, content in nexts.values_list("block_id", "version", "content")
+        if (b, n) in wanted
+    }
     current = Block.objects.in_scopes(w.scope_ids).filter(pk__in={r.block_id for r in rows})
     contents = dict(current.values_list("id", "content"))
     for row in rows:

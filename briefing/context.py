@@ -20,15 +20,15 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.db.models import Q, QuerySet
-
 from briefing import tokens
-from ctx.models import Block, BlockType, Sensitivity
+from briefing.candidates import Candidate, fetch
+from ctx.models import BlockType
 
 AGENTS = ("general", "code", "meeting", "task")
 SECTIONS = ("corrections", "profile", "projects", "decisions", "tasks", "people", "facts")
@@ -59,11 +59,11 @@ HALF_LIFE_DAYS = {
 }
 RELEVANCE_OTHER = 0.35
 CORRECTION_DAYS = 7
-PER_SECTION = 40  # newest candidates read per section, and as many naming the project
 LINE_CHARS = 220
 DONE = ("done", "closed", "resolved", "cancelled", "completed")
-FIELDS = ("id", "title", "content", "tags", "metadata", "type", "quality", "updated_at")
 MIN_LINE_TOKENS = 6  # below this much room left no line fits: stop looking
+MAX_MISSES = 40  # lines in a row that did not fit: the rest will not either, mostly
+COUNT_BATCH = 48
 
 
 @dataclass(frozen=True)
@@ -78,7 +78,7 @@ class Request:
 @dataclass
 class Line:
     section: str
-    block: Block
+    block: Candidate
     text: str
     score: float
     tokens: int = 0
@@ -94,76 +94,28 @@ class Context:
 
 # --- candidates ---------------------------------------------------------------------------------
 
-
-def _base(req: Request) -> QuerySet[Block]:
-    """Live, current blocks of the request's scopes; never credentials in a prompt."""
-    return (
-        Block.objects.live()
-        .in_scopes(req.scope_ids)
-        .filter(superseded_by__isnull=True)
-        .filter(Q(valid_to__isnull=True) | Q(valid_to__gt=req.now))
-        .exclude(sensitivity=Sensitivity.CREDENTIALS)
-        .only(*FIELDS)
-    )
-
-
-def _project_q(project: str) -> Q:
-    return (
-        Q(metadata__project=project)
-        | Q(tags__contains=[project])
-        | Q(tags__contains=[f"project:{project}"])
-        | Q(title__icontains=project)
-    )
-
-
-def _section_query(req: Request, section: str) -> QuerySet[Block]:
-    qs = _base(req)
-    if section == "corrections":
-        since = req.now - timedelta(days=CORRECTION_DAYS)
-        corrected = Q(metadata__corrects=True) | Q(tags__contains=["correction"])
-        return qs.filter(type__in=FACT_TYPES, updated_at__gte=since).filter(corrected)
-    return qs.filter(type__in=SECTION_TYPES[section])
-
-
 FACT_TYPES = [BlockType.FACT, BlockType.PREFERENCE, BlockType.DECISION, BlockType.TASK]
-SECTION_TYPES = {
-    "profile": [BlockType.PREFERENCE, BlockType.FACT],
-    "projects": [BlockType.ENTITY],
-    "decisions": [BlockType.DECISION],
-    "tasks": [BlockType.TASK],
-    "people": [BlockType.ENTITY],
-    "facts": [BlockType.FACT],
-}
 
 
-def candidates(req: Request) -> list[Block]:
-    """The newest blocks of every kind the context draws on, and as many that name the project,
-    in one statement (a UNION ALL of index scans on (scope, type, updated_at))."""
-    parts = [_section_query(req, "corrections").order_by("-updated_at")[:PER_SECTION]]
-    kinds = {"profile", "projects", "decisions", "tasks"}  # people and facts share their types
-    for section in sorted(kinds):
-        qs = _section_query(req, section)
-        parts.append(qs.order_by("-updated_at")[:PER_SECTION])
-        if req.project:
-            parts.append(qs.filter(_project_q(req.project)).order_by("-updated_at")[:PER_SECTION])
-    first, *rest = parts
-    rows = list(first.union(*rest, all=True))
-    return list({b.pk: b for b in rows}.values())
+def candidates(req: Request) -> list[Candidate]:
+    """The newest blocks of every memory type, those naming the project and the recent
+    corrections (briefing/candidates.py)."""
+    return fetch(req.scope_ids, req.project, req.now, CORRECTION_DAYS)
 
 
 # --- classification and scoring -----------------------------------------------------------------
 
 
-def _meta(block: Block, name: str) -> Any:
+def _meta(block: Candidate, name: str) -> Any:
     return block.metadata.get(name) if isinstance(block.metadata, dict) else None
 
 
-def _entity_kind(block: Block) -> str:
+def _entity_kind(block: Candidate) -> str:
     kind = _meta(block, "entity_type") or _meta(block, "kind") or ""
     return str(kind).lower()
 
 
-def section_of(block: Block, now: datetime) -> str | None:
+def section_of(block: Candidate, now: datetime) -> str | None:
     """The section a block belongs in, None when it belongs in none (a closed task, a place)."""
     if block.type in FACT_TYPES and _is_correction(block, now):
         return "corrections"
@@ -180,19 +132,19 @@ def section_of(block: Block, now: datetime) -> str | None:
     return None
 
 
-def _is_correction(block: Block, now: datetime) -> bool:
+def _is_correction(block: Candidate, now: datetime) -> bool:
     recent = block.updated_at >= now - timedelta(days=CORRECTION_DAYS)
     return recent and (_meta(block, "corrects") is True or "correction" in block.tags)
 
 
-def confidence(block: Block) -> float:
+def confidence(block: Candidate) -> float:
     value = _meta(block, "confidence")
     if isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value <= 1:
         return float(value)
     return float(block.quality)
 
 
-def names_project(block: Block, project: str) -> bool:
+def names_project(block: Candidate, project: str) -> bool:
     needle = project.lower()
     if str(_meta(block, "project") or "").lower() == needle:
         return True
@@ -201,7 +153,7 @@ def names_project(block: Block, project: str) -> bool:
     return needle in block.title.lower() or needle in block.content.lower()
 
 
-def score(block: Block, section: str, req: Request) -> float:
+def score(block: Candidate, section: str, req: Request) -> float:
     if section == "corrections":
         return 10.0 + block.updated_at.timestamp() / 1e12  # above all else, newest first
     weight = FACTS_WEIGHT if section == "facts" else WEIGHTS[req.agent][section]
@@ -224,10 +176,10 @@ def _short(text: str, limit: int = LINE_CHARS) -> str:
     return cut.rstrip(",;:") + "…"
 
 
-def line_text(block: Block, section: str) -> str:
+def line_text(block: Candidate, section: str) -> str:
     """One line: what the block says, and its id's first 8 characters (every ctx interface
     takes the start of an id)."""
-    cite = f"[{str(block.pk)[:8]}]"
+    cite = f"[{str(block.id)[:8]}]"
     if section == "projects":
         status = _meta(block, "status")
         body = f"{block.title}" + (f" ({status})" if status else "")
@@ -245,16 +197,31 @@ def header(req: Request) -> str:
     return f"# ctx context · agent {req.agent}{project} · {req.now.date().isoformat()}"
 
 
-def rank(req: Request, blocks: Iterable[Block]) -> list[Line]:
+def rank(req: Request, blocks: Iterable[Candidate]) -> list[Line]:
     lines = []
     for block in blocks:
         section = section_of(block, req.now)
         if section is not None:
-            lines.append(
-                Line(section, block, line_text(block, section), score(block, section, req))
-            )
-    lines.sort(key=lambda ln: (-ln.score, str(ln.block.pk)))
+            lines.append(Line(section, block, "", score(block, section, req)))
+    lines.sort(key=lambda ln: (-ln.score, str(ln.block.id)))
     return lines
+
+
+@lru_cache(maxsize=len(SECTIONS))
+def _heading_tokens(section: str) -> int:
+    return tokens.count(f"## {TITLES[section]}")
+
+
+def _counted(ranked: list[Line]) -> Iterator[Line]:
+    """The lines with their token counts, counted a batch at a time (one call into the
+    tokenizer per batch; most requests need only the first)."""
+    for start in range(0, len(ranked), COUNT_BATCH):
+        batch = ranked[start : start + COUNT_BATCH]
+        for line in batch:  # written here: most candidates are never looked at
+            line.text = line_text(line.block, line.section)
+        for line, n in zip(batch, tokens.count_many([ln.text for ln in batch]), strict=True):
+            line.tokens = n
+            yield line
 
 
 def fill(req: Request, ranked: list[Line]) -> list[Line]:
@@ -262,15 +229,18 @@ def fill(req: Request, ranked: list[Line]) -> list[Line]:
     room = req.max_tokens - tokens.count(header(req))
     taken: list[Line] = []
     opened: set[str] = set()
-    for line in ranked:
-        if room < MIN_LINE_TOKENS:
+    misses = 0
+    for line in _counted(ranked):
+        if room < MIN_LINE_TOKENS or misses >= MAX_MISSES:
             break
-        line.tokens = tokens.count(line.text)
-        heading = 0 if line.section in opened else tokens.count(f"## {TITLES[line.section]}")
+        heading = 0 if line.section in opened else _heading_tokens(line.section)
         if line.tokens + heading <= room:
             taken.append(line)
             opened.add(line.section)
             room -= line.tokens + heading
+            misses = 0
+        else:
+            misses += 1
     return taken
 
 

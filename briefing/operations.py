@@ -86,7 +86,7 @@ def context(principal: Principal, data: ContextInput) -> p.ContextPayload:
     lines: list[p.ContextLine] = [
         {
             "section": ln.section,
-            "id": str(ln.block.pk),
+            "id": ln.block.id,
             "text": ln.text,
             "tokens": ln.tokens,
             "score": round(ln.score, 6),

@@ -248,6 +248,12 @@ class Block(models.Model):
             # The context briefing's sections (facts, decisions, tasks, entities) newest first
             # per type: without it each section walked the scope's transcript windows too.
             models.Index(fields=["scope", "type", "updated_at"], name="block_scope_type_updated"),
+            # Its corrections of the last 7 days (metadata.corrects): few rows, always included.
+            models.Index(
+                fields=["scope", "updated_at"],
+                condition=Q(metadata__corrects=True),
+                name="block_corrections",
+            ),
         ]
 
     def __str__(self) -> str:

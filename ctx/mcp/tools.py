@@ -16,11 +16,11 @@ from mcp_types import CallToolResult
 from pydantic import WithJsonSchema
 from pydantic.fields import FieldInfo
 
+from briefing import operations as briefing
 from ctx import channel, ratelimit
 from ctx.mcp import render, schemas
 from ctx.mcp.auth import current_principal
 from ctx.mcp.results import Payload, run
-from briefing import operations as briefing
 from ctx.ops import blocks, history, search
 from ctx.ops.inputs import BlockId, Input
 from ingest import operations as conversations

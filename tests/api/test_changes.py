@@ -103,6 +103,7 @@ def test_it_pages_with_a_cursor_across_sources(cast: Cast) -> None:
     status, _ = cast.owner.post(
         "/api/manage", {"action": "update", "id": ids[0], "fields": {"content": "fact 0 again"}}
     )
+    assert status == 200
     _session("acme:main", "codex", 0)
     seen: list[str] = []
     cursor = None

@@ -34,6 +34,7 @@ def test_it_answers_a_foreign_history_like_a_missing_one(live: LiveServer, cast:
     foreign, text, error = call(live, outsider, "history", {"id": stored["id"]})
     missing, _, _ = call(live, outsider, "history", {"id": str(uuid.uuid4())})
     assert error and foreign == missing and foreign["error"]["code"] == "not_found"
+    assert "acme secret" not in text
 
 
 def test_it_gives_a_cited_context_within_the_budget(live: LiveServer, cast: Cast) -> None:
