@@ -14,8 +14,9 @@ Django runs in this process as the runtime role `ctx_app` (row-level security on
 run`); each request goes through Django's test client with the owner's key: middleware, key,
 principal, the queries, the tokenizer, the JSON; no network. Contexts: the four agents, with
 and without a project, budgets 200/500/2000. Changes: since yesterday's start, the first page
-(with the counts), page 10 and a page near the end of the day (up to 50 deep, by cursor). --repeat timed requests per case after two
-untimed ones; p50/p95 wall time, the SQL of one request, and the load average before and after.
+(with the counts), page 10 and a page near the end of the day (up to 50 deep, by cursor).
+--repeat timed requests per case after two untimed ones; p50/p95 wall time, the SQL of one
+request, and the load average before and after.
 """
 
 from __future__ import annotations
@@ -45,8 +46,8 @@ _INSERT = """
 INSERT INTO ctx_block (id, scope_id, category, title, content, tags, metadata, type, lifecycle,
     content_hash, archived, embed_model, content_times, quality, sensitivity, source,
     source_session, source_quote, created_at, updated_at)
-SELECT gen_random_uuid(), s, c, t, x, tg::varchar[], m::jsonb, ty, 'knowledge', md5(x), false, '', '{}',
-    0.5, 'internal', '', '', '', now() - (n || ' seconds')::interval,
+SELECT gen_random_uuid(), s, c, t, x, tg::varchar[], m::jsonb, ty, 'knowledge', md5(x), false,
+    '', '{}', 0.5, 'internal', '', '', '', now() - (n || ' seconds')::interval,
     now() - (n || ' seconds')::interval
 FROM unnest(%s::bigint[], %s::text[], %s::text[], %s::text[], %s::text[], %s::text[],
             %s::text[], %s::int[]) AS v(s, c, t, x, tg, m, ty, n)
