@@ -69,7 +69,7 @@ class Candidate:
 
 
 def fetch(scope_ids: list[int], project: str | None, now: datetime, days: int) -> list[Candidate]:
-    params = {
+    params: dict[str, Any] = {
         "scopes": scope_ids,
         "types": TYPES,
         "now": now,
