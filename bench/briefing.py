@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import re
 import sys
 import time
 from pathlib import Path
@@ -97,9 +98,16 @@ def _metadata(kind: str, rng: random.Random) -> str:
     return json.dumps(meta)
 
 
+def _tags(meta: str) -> str:
+    """A block with a project carries the `project:<p>` tag, as `ctx persist` writes it."""
+    found = re.search(r'"project": "(proj\d+)"', meta)
+    return "{project:" + found.group(1) + "}" if found else "{}"
+
+
 def _rows(scope_id: int, texts: list[str], rows: range, plan: dict[str, Any]) -> list[Any]:
     rng: random.Random = plan["rng"]
     kinds = [_kind(rng) for _ in rows]
+    metas = ["{}" if k in ("transcript", "knowledge") else _metadata(k, rng) for k in kinds]
     ages = [
         rng.randint(60, 86_000) if rng.random() < plan["fresh"] else rng.randint(86_400, 10**7)
         for _ in rows
@@ -109,8 +117,8 @@ def _rows(scope_id: int, texts: list[str], rows: range, plan: dict[str, Any]) ->
         [f"cat{i % 20}" for i in rows],
         [f"turn {i}: {texts[i][:60]}" for i in rows],
         [texts[i][:600] for i in rows],
-        ["{}" for _ in kinds],
-        ["{}" if k in ("transcript", "knowledge") else _metadata(k, rng) for k in kinds],
+        [_tags(m) for m in metas],
+        metas,
         kinds,
         ages,
     ]
