@@ -16,3 +16,11 @@ app.autodiscover_tasks()
 from rls.signals import connect_celery  # noqa: E402
 
 connect_celery()
+
+# A task's writes are recorded as the `task` channel's in block versions (ctx/channel.py).
+from celery.signals import task_postrun, task_prerun  # noqa: E402
+
+from ctx import channel  # noqa: E402
+
+task_prerun.connect(channel.task_started, weak=False)
+task_postrun.connect(channel.task_finished, weak=False)

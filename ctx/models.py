@@ -105,6 +105,9 @@ class BlockType(models.TextChoices):
     PREFERENCE = "preference"
     DECISION = "decision"
     NOTE = "note"
+    FACT = "fact"
+    TASK = "task"
+    ENTITY = "entity"
 
 
 class Lifecycle(models.TextChoices):
@@ -242,10 +245,62 @@ class Block(models.Model):
             # The admin's block list across several scopes, newest first (ties by id): without
             # it every page sorted all of the operator's rows (330-580 ms at 100k blocks).
             models.Index(fields=["updated_at", "id"], name="block_updated_id"),
+            # The context briefing's sections (facts, decisions, tasks, entities) newest first
+            # per type: without it each section walked the scope's transcript windows too.
+            models.Index(fields=["scope", "type", "updated_at"], name="block_scope_type_updated"),
+            # Its corrections of the last 7 days (metadata.corrects): few rows, always included.
+            models.Index(
+                fields=["scope", "updated_at"],
+                condition=Q(metadata__corrects=True),
+                name="block_corrections",
+            ),
         ]
 
     def __str__(self) -> str:
         return f"{self.category}/{self.title}"
+
+
+class BlockVersion(models.Model):
+    """A block's content as it was before one change, with who changed it, when, and through
+    which interface (ctx/channel.py). Version n is the n-th content the block had; the block
+    itself holds version `count + 1`. Written by ctx.versions inside the change's transaction."""
+
+    block = models.ForeignKey(Block, on_delete=models.CASCADE, related_name="versions")
+    scope = models.ForeignKey(Scope, on_delete=models.CASCADE, related_name="+")  # the policy's
+    version = models.PositiveIntegerField()
+    category = models.CharField(max_length=100)
+    title = models.CharField(max_length=500)
+    content = models.TextField()
+    tags = ArrayField(models.CharField(max_length=100), default=list, blank=True)
+    metadata = models.JSONField(default=dict, blank=True)
+    type = models.CharField(max_length=32)
+    valid_from = models.DateTimeField(null=True, blank=True)
+    valid_to = models.DateTimeField(null=True, blank=True)
+    sensitivity = models.CharField(max_length=16)
+    written_at = models.DateTimeField()  # when this content was written (the block's updated_at)
+    replaced_at = models.DateTimeField(auto_now_add=True)
+    replaced_by = models.CharField(max_length=100)  # the key's name: it outlives the key
+    replaced_via = models.CharField(max_length=16)
+
+    objects = ScopedQuerySet.as_manager()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["block", "version"], name="blockversion_block_uniq"),
+            models.CheckConstraint(
+                condition=Q(
+                    replaced_via__in=["http", "cli", "mcp", "admin", "web", "task", "system"]
+                ),
+                name="blockversion_via_valid",
+            ),
+        ]
+        indexes = [
+            # "What changed since": the updates of a scope in a time window.
+            models.Index(fields=["scope", "replaced_at"], name="blockversion_scope_at"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.block_id} v{self.version}"
 
 
 # The settings overrides' models live in their own module (app label `ctx`).

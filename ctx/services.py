@@ -12,7 +12,7 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from ctx import bulk, hooks, keys
+from ctx import bulk, hooks, keys, versions
 from ctx.errors import FORBIDDEN_SCOPE_MESSAGE, Conflict, Forbidden, ValidationFailed
 from ctx.models import ApiKey, Block, Scope, Tenant
 from ctx.principal import Principal
@@ -208,6 +208,7 @@ def _same(block: Block, data: BlockInput, digest: str) -> bool:
 
 
 def _apply(block: Block, data: BlockInput, digest: str) -> None:
+    versions.snapshot(block)  # an existing block's content before this write; _saved keeps it
     if block.content_hash != digest:
         block.embedding = None  # stale: the worker embeds the new text
         block.embed_model = ""
@@ -311,14 +312,15 @@ def block_upsert_many(
         results = _upsert_batch(scope_id, items)
     changed = [r.block for r in results if r.action != "noop"]
     if changed:
-        _saved(changed)
+        _saved(changed, principal)
     return [
         replace(r, sensitivity_reasons=item.detection().reasons)
         for r, item in zip(results, items, strict=True)
     ]
 
 
-def _saved(blocks: list[Block]) -> None:
+def _saved(blocks: list[Block], principal: Principal) -> None:
+    versions.record(principal, blocks)
     for hook in hooks.BLOCK_SAVED:
         hook(blocks)
     _after_commit([str(b.pk) for b in blocks])
@@ -359,11 +361,23 @@ def block_update(*, principal: Principal, block_id: str, fields: dict[str, Any])
         ).exclude(pk=block.pk)
         if clash.exists():
             raise Conflict("Another block in this scope has that category and title.")
+    versions.snapshot(block)  # before the key fields change below
     block.category, block.title = data.category, data.title
     _apply(block, data, content_hash(data.content))
     block.save()
-    _saved([block])
+    _saved([block], principal)
     return block
+
+
+@transaction.atomic
+def block_version_restore(*, principal: Principal, block_id: str, version: int) -> Block:
+    """Bring an earlier version's content back as the block's newest version (the content it
+    replaces becomes a version in turn, so nothing is lost)."""
+    block = get_block_for(principal, block_id, write=True)
+    row = versions.version_of(block, version)
+    return block_update(
+        principal=principal, block_id=str(block.pk), fields=versions.restore_fields(row)
+    )
 
 
 @transaction.atomic
@@ -393,7 +407,7 @@ def block_restore(*, principal: Principal, block_id: str) -> Block:
     _apply(block, data, content_hash(block.content))
     block.embedding, block.embed_model = None, ""
     block.save()
-    _saved([block])
+    _saved([block], principal)
     return block
 
 

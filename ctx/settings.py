@@ -70,6 +70,8 @@ MIGRATION_MODULES = {
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Which interface a request came through, for block version history (ctx/channel.py).
+    "ctx.channel.ChannelMiddleware",
     # Static files (the admin's, the web UI's) from the web process itself, before the session
     # and auth work that a stylesheet does not need; docs/architecture.md "Static files".
     "whitenoise.middleware.WhiteNoiseMiddleware",

@@ -225,11 +225,39 @@ def _sessions_commands(sub: Subparsers) -> None:
     delete.add_argument("id", help="session id")
 
 
+AGENTS = ("general", "code", "meeting", "task")
+
+
+def _memory_commands(sub: Subparsers) -> None:
+    history = _add(sub, "history", "memory:history", "a block's earlier versions; restore one")
+    history.add_argument("id", help="block id or its start")
+    history.add_argument("--limit", type=bounded_int(1, 100), help="most versions (default 20)")
+    history.add_argument("--before", type=bounded_int(1), help="only versions older than this")
+    history.add_argument(
+        "--restore", type=bounded_int(1), metavar="VERSION", help="bring this version back"
+    )
+    changes = _add(sub, "changes", "memory:changes", "what changed since a moment, one line each")
+    changes.add_argument(
+        "--since", required=True, help="ISO date or time, or words: yesterday, last week, …"
+    )
+    changes.add_argument("--limit", type=bounded_int(1, 200), help="most changes (default 50)")
+    changes.add_argument("--cursor", help="next_cursor of the page before")
+    changes.add_argument("--scope", action="append", help="only these scopes (a,b)")
+
+
 def _hook_commands(sub: Subparsers) -> None:
     brief = _add(sub, "brief", "hooks:brief", "project briefing as Markdown (SessionStart hook)")
     brief.add_argument("--hook", action="store_true", help="read hook JSON, print hook JSON")
     brief.add_argument("--project", help="project name (default: basename of the cwd)")
     brief.add_argument("--limit", type=bounded_int(1), default=8, help="most blocks")
+    brief.add_argument(
+        "--agent",
+        choices=AGENTS,
+        help="the token-budgeted context for this kind of agent (GET /api/context) instead",
+    )
+    brief.add_argument(
+        "--max-tokens", type=bounded_int(30, 4000), help="the context's budget (default 500)"
+    )
     brief.add_argument(
         "--preferences", action="store_true", help="put the active preference prompt first"
     )
@@ -430,6 +458,7 @@ GROUPS: tuple[tuple[Callable[[Subparsers], None], tuple[str, ...]], ...] = (
     (_ingest_command, ("ingest",)),
     (_sessions_commands, ("sessions",)),
     (_hook_commands, ("brief", "persist", "statusline")),
+    (_memory_commands, ("history", "changes")),
     (_dream_commands, ("dream", "guard", "digest", "graph")),
     (_secrets_commands, ("secrets", "mcp-stdio")),
     (_settings_commands, ("settings",)),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from ctx.api import dream, profiles, secrets, sessions, settings, tenancy, views
+from ctx.api import briefing, dream, profiles, secrets, sessions, settings, tenancy, views
 
 urlpatterns = [
     path("api/store", views.store),
@@ -13,7 +13,11 @@ urlpatterns = [
     path("api/query", views.query),
     path("api/manage", views.ManageView.as_view()),
     path("api/blocks", views.blocks_list),
+    path("api/blocks/<str:id>/history", views.block_history),
+    path("api/blocks/<str:id>/history/<str:version>/restore", views.version_restore),
     path("api/whoami", views.whoami),
+    path("api/context", briefing.context),
+    path("api/changes", briefing.changes),
     path("api/admin/scopes", views.scope_create),
     path("api/admin/tenants", tenancy.tenants),
     path("api/admin/tenants/<str:name>", tenancy.tenant),

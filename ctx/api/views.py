@@ -12,7 +12,7 @@ from rest_framework.views import APIView
 from ctx.api.common import body
 from ctx.api.routing import READ, WRITE, Op, created, created_or_ok, endpoint, handle
 from ctx.errors import CtxError, ErrorCode
-from ctx.ops import blocks, search, tenancy
+from ctx.ops import blocks, history, search, tenancy
 
 store = endpoint(post=Op(blocks.store, blocks.StoreInput, status=created_or_ok))
 # A batch costs one write token per block it writes.
@@ -23,6 +23,8 @@ query = endpoint(post=Op(search.query, search.QueryInput, bucket=READ))
 search_ = endpoint(post=Op(search.search, search.SearchInput, bucket=READ))
 blocks_list = endpoint(get=Op(blocks.list_blocks, blocks.ListInput, bucket=READ))
 whoami = endpoint(get=Op(tenancy.whoami, tenancy.NoInput, bucket=READ))
+block_history = endpoint(get=Op(history.history, history.HistoryInput, bucket=READ))
+version_restore = endpoint(post=Op(history.restore_version, history.VersionInput))
 scope_create = endpoint(post=Op(tenancy.scope_create, tenancy.ScopeCreateInput, status=created))
 
 # /api/manage's actions: each one operation with its input and bucket.

@@ -15,7 +15,10 @@ natural-language question; use `search` when you know exact words or a title.
 category and a descriptive title (the same category and title replaces the old block). \
 `search` first if it may already exist.
 - `update` corrects a block by id; `delete` archives one.
-- `recent` shows what changed lately; `categories` and `stats` give an overview.
+- `recent` shows what changed lately; `categories` and `stats` give an overview; `changes` \
+says what changed since a moment in one sentence per change; `history` shows a block's \
+earlier versions.
+- At the start of a session `get_context` gives a short, cited profile and project state.
 - At the start of a new session call `recent_sessions`: the user's latest conversations in \
 every AI tool (Claude Code, Codex, Cursor, …) and where each stopped; `session_detail` reads \
 one, `search_sessions` finds past conversations by topic.
@@ -64,6 +67,31 @@ WHEN NOT: looking for a topic (use `query` or `search`).
 RETURNS: `results` newest first (id, scope, category, title, preview, tags, type, updated_at), \
 at most `limit`; generated digests are left out.
 EXAMPLE: {}; {"limit": 5, "scopes": ["acme:team"]}""",
+    "history": """\
+A block's earlier versions: every change keeps the content it replaced, with who changed it, \
+when and through which interface.
+WHEN: the user asks what a block said before, who changed it, or wants an old version back.
+WHEN NOT: you want the current content (use `get`); changes across blocks (use `changes`).
+RETURNS: `current` (version, written_at, written_by, written_via) and `versions` newest first \
+(version, title, content, tags, metadata, type, replaced_at, replaced_by, replaced_via); \
+`next_before` pages on. A missing or unreadable id gives not_found.
+EXAMPLE: {"id": "3f1c2a9e"}; {"id": "3f1c2a9e", "limit": 5}""",
+    "get_context": """\
+A compact block of what ctx knows for a system prompt: corrections of the last 7 days, the \
+user's profile, active projects, recent decisions, open tasks and blockers, people; each line \
+cites its block id, the whole within `max_tokens` real tokens.
+WHEN: at the start of a session or task, to know the user and the project before acting.
+WHEN NOT: answering a specific question (use `query`).
+RETURNS: `text` (ready to use), `tokens`, and `lines` (section, id, text, tokens, score).
+EXAMPLE: {}; {"agent": "code", "project": "atlas", "max_tokens": 500}""",
+    "changes": """\
+What changed since a moment: new facts, preferences, decisions, tasks and entities, superseded \
+facts and updated blocks with before and after, new sessions per tool; one sentence each.
+WHEN: the user asks what is new or what changed since yesterday, last week, a date.
+WHEN NOT: the latest blocks of any kind (use `recent`).
+RETURNS: `changes` newest first (at, kind, sentence, id, before, after), `summary` counts on \
+the first page, `next_cursor` for the next page.
+EXAMPLE: {"since": "yesterday"}; {"since": "2026-03-01", "limit": 20}""",
     "store": """\
 Save a knowledge block: creates it, or replaces the block with the same category and title in \
 that scope.

@@ -212,3 +212,33 @@ def knowledge(p: Payload) -> str:
     if mentioned:
         text += "\nMentions: " + ", ".join(mentioned)
     return text
+
+
+def history(p: Payload) -> str:
+    current = p["current"]
+    by = f" by {current['written_by']} ({current['written_via']})" if current["written_by"] else ""
+    head = f"Block {p['id']} · {p['title']} · version {current['version']}{by}"
+    if not p["versions"]:
+        return f"{head}\nNo earlier versions: the block was never changed."
+    rows = [
+        f"v{v['version']} · {v['title']} · replaced {v['replaced_at'][:16]} by "
+        f"{v['replaced_by']} ({v['replaced_via']})\n{fence(v['content'])}"
+        for v in p["versions"]
+    ]
+    more = f"\n(older: before={p['next_before']})" if p["next_before"] else ""
+    return f"{head}\n\n" + "\n\n".join(rows) + more
+
+
+def context(p: Payload) -> str:
+    if not p["text"]:
+        return "Nothing stored fits this context yet."
+    return fence(p["text"]) + f"\n{p['tokens']} of {p['max_tokens']} tokens ({p['tokenizer']})."
+
+
+def changes(p: Payload) -> str:
+    head = f"{p['count']} changes since {p['since'][:16]} (UTC)"
+    if not p["changes"]:
+        return f"{head}: nothing new."
+    lines = "\n".join(f"- {c['at'][:16]} {c['sentence']}" for c in p["changes"])
+    more = f"\n(more: cursor={p['next_cursor']})" if p["next_cursor"] else ""
+    return f"{head}\n{fence(lines)}{more}"

@@ -12,6 +12,8 @@ from typing import Any, NotRequired, Required, get_type_hints
 
 from typing_extensions import TypedDict
 
+from briefing import payloads as bp
+from ctx.ops import history as hp
 from ctx.ops import payloads as p
 from ingest import payloads as ip
 from profiles import payloads as profile_payloads
@@ -46,3 +48,6 @@ SessionsOutput = output("SessionsOutput", ip.SessionListPayload)
 SessionDetailOutput = output("SessionDetailOutput", ip.SessionDetailPayload)
 SessionSearchOutput = output("SessionSearchOutput", ip.SearchPayload)
 KnowledgeOutput = output("KnowledgeOutput", ip.KnowledgePayload)
+HistoryOutput = output("HistoryOutput", hp.HistoryPayload)
+ContextOutput = output("ContextOutput", bp.ContextPayload)
+ChangesOutput = output("ChangesOutput", bp.ChangesPayload)

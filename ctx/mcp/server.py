@@ -47,6 +47,9 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec("search", "Search by keywords", tools.search_, read_only=True),
     ToolSpec("get", "Read a block", tools.get, read_only=True),
     ToolSpec("recent", "Recently updated blocks", tools.recent, read_only=True),
+    ToolSpec("history", "A block's earlier versions", tools.history_, read_only=True),
+    ToolSpec("get_context", "Context for a system prompt", tools.get_context, read_only=True),
+    ToolSpec("changes", "What changed since", tools.changes, read_only=True),
     # store replaces the block with the same category and title: not purely additive.
     ToolSpec("store", "Store a knowledge block", tools.store, read_only=False, destructive=True),
     ToolSpec("update", "Update a block", tools.update, read_only=False, destructive=True),

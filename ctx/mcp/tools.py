@@ -16,11 +16,12 @@ from mcp_types import CallToolResult
 from pydantic import WithJsonSchema
 from pydantic.fields import FieldInfo
 
-from ctx import ratelimit
+from briefing import operations as briefing
+from ctx import channel, ratelimit
 from ctx.mcp import render, schemas
 from ctx.mcp.auth import current_principal
 from ctx.mcp.results import Payload, run
-from ctx.ops import blocks, search
+from ctx.ops import blocks, history, search
 from ctx.ops.inputs import BlockId, Input
 from ingest import operations as conversations
 from profiles import operations as profile_ops
@@ -76,7 +77,8 @@ def tool(
             data = model.parse(raw)
             if ratelimit.enabled():  # the same per-key buckets as the HTTP API
                 ratelimit.take(principal, bucket)
-            return operation(principal, data)
+            with channel.using("mcp"):  # on the ORM thread: a block version names MCP
+                return operation(principal, data)
 
         return await run(work, text)
 
@@ -119,6 +121,9 @@ store = tool(
     without=("source_time",),
 )
 get = tool(blocks.get, blocks.GetInput, render.block, schemas.BlockOutput)
+history_ = tool(history.history, history.HistoryInput, render.history, schemas.HistoryOutput)
+get_context = tool(briefing.context, briefing.ContextInput, render.context, schemas.ContextOutput)
+changes = tool(briefing.changes, briefing.ChangesInput, render.changes, schemas.ChangesOutput)
 recent = tool(
     blocks.recent, blocks.RecentInput, render.recent, schemas.RecentOutput, only=("limit", "scopes")
 )

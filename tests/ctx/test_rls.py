@@ -16,7 +16,7 @@ import pytest
 from django.db import DatabaseError, connection, transaction
 
 from ctx import selectors
-from ctx.models import Block, Scope
+from ctx.models import Block, BlockVersion, Scope
 from dream.models import DigestState, DreamState, GuardFlag, Link, LinkClass, LinkOrigin
 from ingest.models import ImportJob, Message, Session, Source, Window
 from retrieval.models import BlockChunk, TemporalAnchor, TermStat
@@ -27,6 +27,7 @@ from tests.conftest import Cast
 
 POLICED = [
     "ctx_block",
+    "ctx_blockversion",
     "ctx_blockchunk",
     "ctx_temporalanchor",
     "ctx_termstat",
@@ -60,6 +61,19 @@ def _tenant_rows(scope: Scope, tag: str) -> None:
         scope=scope, category="c", title=f"{tag} b", content="y", content_hash="h"
     )
     BlockChunk.objects.create(block=a, scope_id=a.scope_id, idx=0, embedding=[0.1] * 384)
+    BlockVersion.objects.create(
+        block=a,
+        scope=scope,
+        version=1,
+        category="c",
+        title=f"{tag} a",
+        content="w",
+        type="knowledge",
+        sensitivity="internal",
+        written_at=a.updated_at,
+        replaced_by="owner",
+        replaced_via="http",
+    )
     TemporalAnchor.objects.create(
         block=a,
         scope=scope,

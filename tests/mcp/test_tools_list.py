@@ -13,6 +13,7 @@ READ_ONLY = {
     *("query", "search", "get", "recent", "categories", "stats"),
     *("recent_sessions", "session_detail", "search_sessions"),
     *("get_preferences", "list_profiles"),
+    *("history", "get_context", "changes"),
 }
 DESTRUCTIVE = {"store", "update", "delete"}
 # writes that destroy nothing: the knowledge writes never replace or delete (a repeat is

@@ -20,6 +20,7 @@ TOOLS = {
     *("recent_sessions", "session_detail", "search_sessions"),
     *("save_decision", "save_error_solution", "save_insight"),
     *("get_preferences", "list_profiles", "record_signal"),
+    *("history", "get_context", "changes"),
 }
 
 

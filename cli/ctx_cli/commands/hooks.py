@@ -12,7 +12,7 @@ from typing import Any
 
 from ctx_cli import CliError
 from ctx_cli import hooks as core
-from ctx_cli.commands import App, stdin_text
+from ctx_cli.commands import App, stdin_text, with_query
 from ctx_cli.config import ConfigError
 from ctx_cli.http import ApiError, Unreachable
 from ctx_cli.output import table
@@ -43,6 +43,8 @@ def _brief(args: argparse.Namespace, app: App) -> int:
     hook = core.read_hook_input() if args.hook else {}
     project = core.project_for(args.project, hook)
     client = app.client(timeout=HOOK_TIMEOUT if args.hook else None)
+    if args.agent or args.max_tokens:
+        return _context(args, app, client, hook, project)
     results, tagged = core.brief_results(client, project, args.limit)
     markdown = core.brief_markdown(project, results, tagged)
     if args.preferences:
@@ -63,6 +65,23 @@ def _brief(args: argparse.Namespace, app: App) -> int:
         from rich.markdown import Markdown  # lazy: the CLI starts in every hook; load on use
 
         app.out.console.print(Markdown(markdown))
+    return 0
+
+
+def _context(
+    args: argparse.Namespace, app: App, client: Any, hook: dict[str, Any], project: str
+) -> int:
+    """`ctx brief --agent code`: the server's token-budgeted context (GET /api/context)."""
+    params = {"agent": args.agent, "project": project, "max_tokens": args.max_tokens}
+    payload = client.get(with_query("/api/context", params))
+    text = str(payload.get("text") or "")
+    if args.hook:
+        event = str(hook.get("hook_event_name") or "SessionStart")
+        sys.stdout.write(json.dumps(core.hook_output(event, text)) + "\n")
+    elif app.out.json_explicit:
+        app.out.json(payload)
+    else:  # plain text on a terminal too: it is what the agent's prompt will hold
+        sys.stdout.write(text + "\n" if text else "")
     return 0
 
 
