@@ -105,6 +105,9 @@ class BlockType(models.TextChoices):
     PREFERENCE = "preference"
     DECISION = "decision"
     NOTE = "note"
+    FACT = "fact"
+    TASK = "task"
+    ENTITY = "entity"
 
 
 class Lifecycle(models.TextChoices):
