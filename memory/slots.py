@@ -3,7 +3,8 @@ a chain, oldest first, each superseded by the next.
 
 The chain is a function of the slot's live facts, computed again whenever one of them comes
 or goes, so a forgotten source re-opens the fact it had superseded. Order: the time the fact
-was last said, then its confidence (higher confidence wins on ties of time). A fact is
+was last said, then a correction after what it corrects, then its confidence (higher
+confidence wins on ties of time). A fact is
 valid from when it was first said until its successor was said; the successor supersedes it
 (`superseded_by`, a `supersedes` link, lifecycle snapshot) and the old block stays, so a query
 `as_of` a moment in its window still finds it. A correction lowers the confidence of the fact
@@ -39,8 +40,9 @@ class Member:
 
 
 def chain(members: Iterable[Member]) -> list[Member]:
-    """Oldest first: by the time last said, then confidence, then id (stable)."""
-    return sorted(members, key=lambda m: (m.said_at, m.confidence, m.id))
+    """Oldest first: by the time last said; on ties of time a correction comes after what it
+    corrects, then the more confident after the less; then id (stable)."""
+    return sorted(members, key=lambda m: (m.said_at, m.corrects, m.confidence, m.id))
 
 
 def resolve(slots: Iterable[Slot]) -> int:

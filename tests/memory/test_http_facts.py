@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from tests.conftest import Cast
-from tests.memory.support import facts, store, values
+from tests.memory.support import facts, store
 
 
 def test_it_lists_facts_extracted_from_a_stored_block(
