@@ -212,3 +212,27 @@ def knowledge(p: Payload) -> str:
     if mentioned:
         text += "\nMentions: " + ", ".join(mentioned)
     return text
+
+
+def facts(p: Payload) -> str:
+    rows = p["facts"]
+    if not rows:
+        return (
+            "No extracted facts in the readable scopes (they form from stored notes and sessions)."
+        )
+    lines = []
+    for n, f in enumerate(rows, start=p.get("offset", 0) + 1):
+        old = f" (superseded by {f['superseded_by']})" if f.get("superseded_by") else ""
+        cites = ", ".join(_cite(s) for s in f["sources"][:3])
+        lines.append(
+            f"{n}. [{f['kind']}] {f['statement']}{old}\n"
+            f"   fact {f['id']} · confidence {f['confidence']} · from {cites or '?'}\n"
+            f"   evidence: {f['evidence']}"
+        )
+    return fence("\n".join(lines)) + f"\n\n{p['count']} of {p['total']} facts."
+
+
+def _cite(s: Payload) -> str:
+    if s.get("session_id") is not None:
+        return f"session {s['session_id']} message {s['message_index']}"
+    return f"block {s['block_id']}"

@@ -14,6 +14,7 @@ from typing_extensions import TypedDict
 
 from ctx.ops import payloads as p
 from ingest import payloads as ip
+from memory import payloads as memory_payloads
 from profiles import payloads as profile_payloads
 
 
@@ -46,3 +47,4 @@ SessionsOutput = output("SessionsOutput", ip.SessionListPayload)
 SessionDetailOutput = output("SessionDetailOutput", ip.SessionDetailPayload)
 SessionSearchOutput = output("SessionSearchOutput", ip.SearchPayload)
 KnowledgeOutput = output("KnowledgeOutput", ip.KnowledgePayload)
+FactsOutput = output("FactsOutput", memory_payloads.FactListPayload)
