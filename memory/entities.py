@@ -45,6 +45,8 @@ def write_entities(
 ) -> dict[str, str]:
     """Entity blocks for the result; returns the block id of every name and alias key."""
     wanted = [e for e in result.entities if e.confidence >= minimum]
+    if not wanted and src.first:
+        return {}
     keys = sorted({k for e in wanted for k in _keys(e)})
     known = list(EntityRow.objects.filter(scope_id=src.scope.pk, keys__overlap=keys))
     by_key = {k: row for row in known for k in row.keys}
@@ -97,7 +99,8 @@ def _end(name: str, entities: dict[str, str], facts: dict[Span, str], at: Span) 
 def write_links(src: Source, result: ExtractResult, entities: dict[str, str], w: Written) -> int:
     """A `factual` link per relation between the blocks it joins: two entities, or the fact
     a relation of the user rests on and the entity it names."""
-    drop_source(src.key)
+    if not src.first:
+        drop_source(src.key)
     notes: dict[tuple[str, str], list[dict[str, str]]] = {}
     for rel in result.relations:
         at = (rel.evidence.unit_index, rel.evidence.start, rel.evidence.end)

@@ -64,7 +64,7 @@ def write_facts(
             done.slots.add((src.scope.pk, items[0].subject[:200], items[0].attribute[:200]))
     _corrections(existing, groups)
     replace_provenance(src, rows, kind="fact")
-    refresh_standing(list(done.facts.values()))
+    refresh_standing([str(f.pk) for f in existing.values()])  # new ones were made with theirs
     return done
 
 
@@ -174,6 +174,9 @@ def replace_provenance(src: Source, rows: list[Provenance], *, kind: str) -> lis
     """This source's provenance of facts (or entities) becomes exactly `rows`; returns the
     blocks that lost this source (they may have no source left)."""
     wanted = {(str(r.block_id), r.ref) for r in rows}
+    if src.first:  # nothing of this source to replace
+        Provenance.objects.bulk_create(rows, ignore_conflicts=True)
+        return []
     derived: type[Fact] | type[Entity] = Fact if kind == "fact" else Entity
     old = Provenance.objects.filter(source=src.key, block_id__in=derived.objects.all().values("pk"))
     lost: set[str] = set()

@@ -52,23 +52,18 @@ def extract_source(source: str) -> dict[str, Any]:
         run = Extraction.objects.filter(source=source).first()
         if run is not None and run.content_hash == src.digest:
             return {"source": source, "status": "unchanged"}
+        src.first = run is None
         counts = _materialize(src, extractor.extract(src.units))
-        Extraction.objects.update_or_create(
-            source=source,
-            defaults={
-                "scope": src.scope,
-                "content_hash": src.digest,
-                "extractor": sources.EXTRACTOR,
-                "counts": counts,
-            },
-        )
+        run = run or Extraction(source=source, scope=src.scope)
+        run.content_hash, run.extractor, run.counts = src.digest, sources.EXTRACTOR, counts
+        run.save()
     return {"source": source, "status": "extracted", **counts}
 
 
 def _materialize(src: Source, result: ExtractResult) -> dict[str, int]:
     principal = system_principal(src.scope)
     minimum = float(knobs.value("CTX_EXTRACTION_MIN_CONFIDENCE", src.scope.tenant_id))
-    before = _derived_of([src.key])
+    before = set() if src.first else _derived_of([src.key])
     written = write_facts(principal, src, result, minimum)
     found = entities.write_entities(principal, src, result, minimum)
     links = entities.write_links(src, result, found, written)

@@ -72,7 +72,8 @@ def _apply(group: list[Fact]) -> int:
     successors = dict(zip(order, [*order[1:], None], strict=True))
     for fact, successor in successors.items():
         _set(fact, successor)
-    _links(order)
+    if len(order) > 1:  # a lone fact has no links in its slot (a purge took them along)
+        _links(order)
     return len(order) - 1
 
 

@@ -44,6 +44,7 @@ class Source:
     refs: list[str] = field(default_factory=list)  # per unit: where it is (provenance ref)
     message_ids: list[str] = field(default_factory=list)  # per unit: the message's own id
     indexes: list[int | None] = field(default_factory=list)  # per unit: the message index
+    first: bool = False  # never extracted before: nothing of it to replace (fewer queries)
 
 
 def block_key(block_id: object) -> str:
