@@ -104,7 +104,7 @@ def main() -> int:
     finally:
         handles.stop()
     facts = sum(int(r.get("facts", 0)) for r in runs)
-    result = {
+    result: dict[str, Any] = {
         "benchmark": "memory_extraction",
         "sessions": len(keys),
         "messages": messages,

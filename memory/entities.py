@@ -3,6 +3,8 @@ extractor says so) and relations as links (origin `extraction`, evidence in the 
 
 from __future__ import annotations
 
+import uuid
+
 from django.db.models import Q
 
 from ctx import services as blocks
@@ -128,7 +130,8 @@ def _note(src: Source, rel: Relation) -> dict[str, str]:
 
 
 def _link(src: Source, a: str, b: str, found: list[dict[str, str]]) -> None:
-    old = Link.objects.filter(source_id=a, target_id=b, link_class=LinkClass.FACTUAL).first()
+    ends = {"source_id": uuid.UUID(a), "target_id": uuid.UUID(b)}
+    old = Link.objects.filter(**ends, link_class=LinkClass.FACTUAL).first()
     kept = list(old.evidence.get("relations", [])) if old is not None else []
     if old is not None and old.origin != LinkOrigin.EXTRACTION:
         return  # a dream or manual link already joins them; it stays as it is

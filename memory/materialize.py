@@ -178,7 +178,8 @@ def replace_provenance(src: Source, rows: list[Provenance], *, kind: str) -> lis
         Provenance.objects.bulk_create(rows, ignore_conflicts=True)
         return []
     derived: type[Fact] | type[Entity] = Fact if kind == "fact" else Entity
-    old = Provenance.objects.filter(source=src.key, block_id__in=derived.objects.all().values("pk"))
+    mine = derived.objects.filter(scope_id=src.scope.pk).values_list("pk", flat=True)
+    old = Provenance.objects.filter(source=src.key, block_id__in=mine)
     lost: set[str] = set()
     stale: list[int] = []
     for pk, block_id, ref in old.values_list("pk", "block_id", "ref"):

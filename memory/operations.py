@@ -46,17 +46,18 @@ def _flag(raw: Any, info: Any) -> bool:
     raise ValidationFailed(f"'{name}' must be true or false.", details={"field": name})
 
 
-def _text(limit: int, description: str) -> Any:
-    return Annotated[
-        str | None,
-        WithJsonSchema({"anyOf": [{"type": "string", "maxLength": limit}, {"type": "null"}]}),
-        Field(description=description),
-        _bounded(limit),
-    ]
-
-
-SubjectFilter = _text(200, "Only facts about this subject (user, team, a name).")
-AttributeFilter = _text(200, "Only facts of this attribute (employer, deploy_day, …).")
+SubjectFilter = Annotated[
+    str | None,
+    WithJsonSchema({"anyOf": [{"type": "string", "maxLength": 200}, {"type": "null"}]}),
+    Field(description="Only facts about this subject (user, team, a name)."),
+    _bounded(200),
+]
+AttributeFilter = Annotated[
+    str | None,
+    WithJsonSchema({"anyOf": [{"type": "string", "maxLength": 200}, {"type": "null"}]}),
+    Field(description="Only facts of this attribute (employer, deploy_day, …)."),
+    _bounded(200),
+]
 Switch = Annotated[bool, BeforeValidator(_flag)]
 
 

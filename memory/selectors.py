@@ -61,7 +61,7 @@ def facts(principal: Principal, f: FactFilter) -> QuerySet[Fact]:
     return qs.order_by(F("said_at").desc(nulls_last=True), "-block_id")
 
 
-def sources_of(block_ids: list[object]) -> dict[str, list[Provenance]]:
+def sources_of(block_ids: list[uuid.UUID]) -> dict[str, list[Provenance]]:
     """Every provenance row of these facts, oldest statement first (one query)."""
     out: dict[str, list[Provenance]] = {}
     rows = Provenance.objects.filter(block_id__in=block_ids).order_by("said_at", "pk")

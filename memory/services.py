@@ -9,6 +9,7 @@ contribution is never touched, so the same fact from two sources survives either
 from __future__ import annotations
 
 import logging
+import uuid
 from collections.abc import Iterable
 from typing import Any
 
@@ -80,6 +81,10 @@ def _materialize(src: Source, result: ExtractResult) -> dict[str, int]:
     }
 
 
+def _uuids(ids: Iterable[str]) -> list[uuid.UUID]:
+    return [uuid.UUID(i) for i in ids]
+
+
 def _derived_of(keys: list[str]) -> set[str]:
     rows = Provenance.objects.filter(source__in=keys).values_list("block_id", flat=True)
     return {str(b) for b in rows}
@@ -101,7 +106,7 @@ def _purge(scope: Scope, block_ids: list[str]) -> set[tuple[int, str, str]]:
     if not block_ids:
         return set()
     touched = set(
-        Fact.objects.filter(pk__in=block_ids, single=True).values_list(
+        Fact.objects.filter(pk__in=_uuids(block_ids), single=True).values_list(
             "scope_id", "subject", "attribute"
         )
     )
@@ -135,7 +140,7 @@ def _forget(keys: list[str]) -> dict[str, int]:
         touched |= _purge(scope, by_scope[scope.pk])
     kept = sorted(derived - set(orphans))
     refresh_standing(kept)
-    rest = Fact.objects.filter(pk__in=kept, single=True)
+    rest = Fact.objects.filter(pk__in=_uuids(kept), single=True)
     touched |= set(rest.values_list("scope_id", "subject", "attribute"))
     slots.resolve(touched)
     Extraction.objects.filter(source__in=keys).delete()
