@@ -451,11 +451,14 @@ def _store(
             levels.setdefault(level, {})[system] = aggregate(question_scores)
     result["results"][granularity] = levels
     if per_q:
-        result.setdefault("per_question", {})[granularity] = {
-            level: {system: {s.question_id: dict(s.metrics) for s in scores[level]}}
-            for system, scores in by_system.items()
-            for level in scores
-        }
+        # Every system of every level (a comprehension keyed by level kept only the last).
+        per_level: dict[str, dict[str, dict[str, Any]]] = {}
+        for system, scores in by_system.items():
+            for level, rows in scores.items():
+                per_level.setdefault(level, {})[system] = {
+                    s.question_id: dict(s.metrics) for s in rows
+                }
+        result.setdefault("per_question", {})[granularity] = per_level
 
 
 # --- rendering ------------------------------------------------------------------------------------
