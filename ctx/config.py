@@ -118,6 +118,7 @@ KNOB_MODULES = (
     "secrets.knob_specs",
     "profiles.knob_specs",
     "ingest.knob_specs",
+    "memory.knob_specs",
 )
 
 

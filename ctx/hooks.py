@@ -58,6 +58,22 @@ BLOCKS_WRITTEN: HookPoint[Callable[[list[str]], None]] = HookPoint(
     "embedding, debounce digests). Fails open: an exception is logged, the write stands, "
     "and the periodic backfill catches up.",
 )
+BLOCKS_REMOVED: HookPoint[Callable[[Principal, list[str]], None]] = HookPoint(
+    "blocks_removed",
+    "Called with the ids of blocks about to be archived or purged, inside that transaction, "
+    "before the rows change (what was derived from them goes too: extracted facts). An "
+    "exception fails the removal.",
+)
+SESSIONS_WRITTEN: HookPoint[Callable[[list[int]], None]] = HookPoint(
+    "sessions_written",
+    "Called with the ids of conversation sessions whose messages changed, after the import's "
+    "transaction committed (enqueue extraction). Fails open like BLOCKS_WRITTEN.",
+)
+SESSIONS_REMOVED: HookPoint[Callable[[Principal, list[int]], None]] = HookPoint(
+    "sessions_removed",
+    "Called with the ids of conversation sessions about to be deleted, inside that "
+    "transaction, before their messages go. An exception fails the deletion.",
+)
 BLOCKS_EMBEDDED: HookPoint[Callable[[list[str]], None]] = HookPoint(
     "blocks_embedded",
     "Called with the ids of blocks whose vectors were just written, inside the embedding "

@@ -384,6 +384,7 @@ def block_version_restore(*, principal: Principal, block_id: str, version: int) 
 def block_archive(*, principal: Principal, block_id: str) -> Block:
     """Archive (soft-delete) a block the principal can write."""
     block = get_block_for(principal, block_id, write=True)
+    _removing(principal, [str(block.pk)])
     block.archived = True
     block.save(update_fields=["archived", "updated_at"])
     return block
@@ -418,8 +419,17 @@ def block_purge(*, principal: Principal, block_ids: list[str]) -> int:
     if not block_ids:
         return 0
     qs = Block.objects.filter(pk__in=block_ids, scope_id__in=principal.write_scope_ids)
-    _, per_model = qs.delete()
+    with transaction.atomic():  # what was derived from the blocks goes with them
+        _removing(principal, [str(pk) for pk in qs.values_list("pk", flat=True)])
+        _, per_model = qs.delete()
     return int(per_model.get(Block._meta.label, 0))
+
+
+def _removing(principal: Principal, block_ids: list[str]) -> None:
+    if not block_ids:
+        return
+    for hook in hooks.BLOCKS_REMOVED:
+        hook(principal, block_ids)
 
 
 @transaction.atomic

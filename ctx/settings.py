@@ -53,6 +53,7 @@ INSTALLED_APPS = [
     "profiles.apps.ProfilesConfig",
     "frontend.apps.FrontendConfig",
     "ingest.apps.IngestConfig",
+    "memory.apps.MemoryConfig",
     "rls.apps.RlsConfig",  # last: its migration polices the other apps' tables
 ]
 
@@ -65,6 +66,7 @@ MIGRATION_MODULES = {
     "profiles": "migrations.profiles",
     "frontend": "migrations.frontend",
     "ingest": "migrations.ingest",
+    "memory": "migrations.memory",
     "rls": "migrations.rls",
 }
 

@@ -15,6 +15,7 @@ from typing import Any
 from django.db import connection, transaction
 from django.utils import timezone
 
+from ctx import hooks
 from ctx.errors import FORBIDDEN_SCOPE_MESSAGE, CtxError, Forbidden
 from ctx.models import ApiKey
 from ctx.principal import Principal
@@ -145,11 +146,28 @@ def import_batch(*, principal: Principal, scope_id: int, batch: dict[str, Any]) 
         if pending is not None:
             work.append(pending)
     windowing.write(principal, scope, work)  # every session's windows together
+    _after_commit([p.session.pk for p in work if p.items or p.stale])
     totals: dict[str, int] = {"new": 0, "revised": 0, "unchanged": 0, "removed": 0, "skipped": 0}
     for row in rows:
         for name, n in row["messages"].items():
             totals[name] = totals.get(name, 0) + n
     return {"sessions": rows, "totals": totals}
+
+
+def _after_commit(session_ids: list[int]) -> None:
+    """SESSIONS_WRITTEN once the import committed (extraction); fails open like a block
+    write's after-commit hooks: the import stands."""
+    if not session_ids:
+        return
+
+    def run() -> None:
+        for hook in hooks.SESSIONS_WRITTEN:
+            try:
+                hook(session_ids)
+            except Exception:
+                log.warning("sessions-written hook %s failed", hook, exc_info=True)
+
+    transaction.on_commit(run)
 
 
 def _import_session(
@@ -185,6 +203,8 @@ def session_delete(*, principal: Principal, session_id: object) -> dict[str, Any
     """Remove a session's messages and windows (with their embeddings) and keep a tombstone, so
     that a later import skips it unless asked to restore it. Same 404 for foreign ids."""
     session = get_session_for(principal, session_id, write=True)
+    for hook in hooks.SESSIONS_REMOVED:  # what was derived from it goes first (facts)
+        hook(principal, [session.pk])
     windows = windowing.purge(principal, session)
     messages, _ = Message.objects.filter(session=session).delete()
     Session.objects.filter(pk=session.pk).update(

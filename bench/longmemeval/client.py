@@ -25,17 +25,19 @@ DEFAULT_URL = "http://127.0.0.1:8000"
 
 class BlockMetadata(TypedDict, total=False):
     session_id: str
+    session_ids: list[str]  # an extracted fact: every session stating it (--facts)
     date: str
     turn_id: str
 
 
-class StoreBlock(TypedDict):
+class StoreBlock(TypedDict, total=False):
     category: str
     title: str
     content: str
     tags: list[str]
     metadata: BlockMetadata
     source_time: str
+    type: str
 
 
 class StoreResult(TypedDict):
@@ -137,6 +139,28 @@ def build_blocks(question: Question, granularity: Granularity, category: str) ->
     return BlockPlan(blocks, truncated, skipped_empty)
 
 
+def fact_blocks(question: Question, category: str) -> list[StoreBlock]:
+    """The question's extracted facts as blocks of type fact (--facts, session level)."""
+    from bench.longmemeval.facts import question_facts  # the extractor loads only when asked
+
+    return [
+        {
+            "category": f"{category}-facts",
+            "title": fact.title,
+            "content": fact.statement,
+            "tags": ["longmemeval", "fact"],
+            "type": "fact",
+            "metadata": {
+                "session_id": fact.sessions[0],
+                "session_ids": list(fact.sessions),
+                "date": iso_utc(fact.document.date),
+            },
+            "source_time": iso_utc(fact.document.date),
+        }
+        for fact in question_facts(question)
+    ]
+
+
 def ranked_ids(sources: Sequence[Source], granularity: Granularity) -> list[str]:
     """Dataset document ids of the returned sources, best first, each once.
 
@@ -144,7 +168,13 @@ def ranked_ids(sources: Sequence[Source], granularity: Granularity) -> list[str]
     both fall back to the title, which is the document id too.
     """
     key = "session_id" if granularity == "session" else "turn_id"
-    ids = [str((source.get("metadata") or {}).get(key) or source["title"]) for source in sources]
+    ids: list[str] = []
+    for source in sources:
+        meta = source.get("metadata") or {}
+        if granularity == "session" and meta.get("session_ids"):  # a fact: its sessions
+            ids.extend(str(s) for s in meta["session_ids"])
+        else:
+            ids.append(str(meta.get(key) or source["title"]))
     return list(dict.fromkeys(ids))
 
 

@@ -27,7 +27,7 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from bench.longmemeval.bm25 import BASELINES, Ranker
+from bench.longmemeval.bm25 import BASELINES, Ranker, rank_bm25_words
 from bench.longmemeval.client import (
     DEFAULT_URL,
     MAX_QUERY_LIMIT,
@@ -35,6 +35,7 @@ from bench.longmemeval.client import (
     CtxClient,
     build_blocks,
     chunked,
+    fact_blocks,
     ranked_ids,
     scope_name,
 )
@@ -47,6 +48,7 @@ from bench.longmemeval.data import (
     load_questions,
     stratified_subset,
 )
+from bench.longmemeval.facts import expand, question_facts
 from bench.longmemeval.metrics import (
     QuestionScore,
     Summary,
@@ -54,8 +56,10 @@ from bench.longmemeval.metrics import (
     percentile,
     score_question,
 )
+from bench.longmemeval.split import load_split
 
 CTX = "ctx"
+FACTS = "+facts"
 LEVEL_LABELS = {
     ("session", "session"): "session",
     ("turn", "turn"): "turn",
@@ -145,17 +149,24 @@ def ingest_question(
     return Ingested(scope, expected, expected, plan.truncated, plan.skipped_empty, actions)
 
 
+def _plan(question: Question, granularity: Granularity, options: Options, facts: bool) -> BlockPlan:
+    plan = build_blocks(question, granularity, options.category)
+    if not facts:
+        return plan
+    extra = fact_blocks(question, options.category)
+    return BlockPlan(plan.blocks + extra, plan.truncated, plan.skipped_empty)
+
+
 def ingest_all(
     client: CtxClient,
     questions: Sequence[Question],
     granularity: Granularity,
     options: Options,
+    facts: bool = False,
 ) -> list[Ingested]:
+    prefix = _prefix(options, facts)
     plans = [
-        (
-            scope_name(options.scope_prefix, q.question_id, granularity),
-            build_blocks(q, granularity, options.category),
-        )
+        (scope_name(prefix, q.question_id, granularity), _plan(q, granularity, options, facts))
         for q in questions
     ]
     total = sum(len(plan.blocks) for _, plan in plans)
@@ -205,19 +216,28 @@ def _awaiting(stats: dict[str, Any]) -> int:
 # --- one granularity against the server ---------------------------------------------------------
 
 
+def _prefix(options: Options, facts: bool) -> str:
+    """Scopes with facts are apart from the plain ones: both runs can share a server."""
+    return f"{options.scope_prefix}-facts" if facts else options.scope_prefix
+
+
 def run_ctx(
-    client: CtxClient, questions: Sequence[Question], granularity: Granularity, args: Options
+    client: CtxClient,
+    questions: Sequence[Question],
+    granularity: Granularity,
+    args: Options,
+    facts: bool = False,
 ) -> tuple[LevelScores, dict[str, Any]]:
     """Ingest, wait for embeddings, query; returns the scores and an operations report."""
     started = time.perf_counter()
-    ingested = ingest_all(client, questions, granularity, args)
+    ingested = ingest_all(client, questions, granularity, args, facts)
     ingest_s = time.perf_counter() - started
     started = time.perf_counter()
     stats = wait_embedded(
         client, [i.scope for i in ingested], timeout_s=args.embed_timeout, poll_s=args.poll
     )
     embed_s = time.perf_counter() - started
-    ranker = CtxRanker(client, granularity, args.scope_prefix, args.query_limit)
+    ranker = CtxRanker(client, granularity, _prefix(args, facts), args.query_limit)
     with _progress() as progress:
         task = progress.add_task(f"query {granularity}", total=len(questions))
         levels = evaluate(questions, granularity, ranker, args.ks, lambda: progress.advance(task))
@@ -309,6 +329,8 @@ class Options:
     per_question: bool
     stages: str | None = None  # comma-separated; None: the server's configured stages
     variants: tuple[Variant, ...] = ()  # more ctx configurations queried in the same run
+    facts: bool = False  # also rank with extracted facts added to the index (session level)
+    split: str = "all"  # dev | heldout | all (bench/longmemeval/split.json)
 
 
 @dataclass(frozen=True)
@@ -350,10 +372,16 @@ def run(options: Options, questions: Sequence[Question]) -> dict[str, Any]:
     )
     try:
         for granularity in options.granularities:
-            by_system = _baselines(questions, granularity, options.ks)
+            with_facts = options.facts and granularity == "session"
+            by_system = _baselines(questions, granularity, options.ks, with_facts)
             if client is not None:
                 by_system[CTX], report = run_ctx(client, questions, granularity, options)
                 result["ctx"]["runs"][granularity] = report
+                if with_facts:
+                    by_system[f"{CTX}{FACTS}"], report = run_ctx(
+                        client, questions, granularity, options, facts=True
+                    )
+                    result["ctx"]["runs"][f"{granularity}{FACTS}"] = report
                 for variant in options.variants:
                     name = f"{CTX}:{variant.name}"
                     by_system[name], latency = query_variant(
@@ -369,16 +397,28 @@ def run(options: Options, questions: Sequence[Question]) -> dict[str, Any]:
 
 
 def _baselines(
-    questions: Sequence[Question], granularity: Granularity, ks: Sequence[int]
+    questions: Sequence[Question], granularity: Granularity, ks: Sequence[int], facts: bool
 ) -> dict[str, LevelScores]:
     by_system: dict[str, LevelScores] = {}
+    rankers = dict(BASELINES)
     with _progress() as progress:
-        for name, ranker in BASELINES.items():
+        for name, ranker in rankers.items():
             task = progress.add_task(f"{name} {granularity}", total=len(questions))
             rank = baseline(ranker, granularity)
             tick = partial(progress.advance, task)
             by_system[name] = evaluate(questions, granularity, rank, ks, tick)
+        if facts:
+            task = progress.add_task(f"bm25{FACTS} {granularity}", total=len(questions))
+            tick = partial(progress.advance, task)
+            by_system[f"bm25{FACTS}"] = evaluate(questions, granularity, bm25_facts, ks, tick)
     return by_system
+
+
+def bm25_facts(question: Question) -> list[str]:
+    """BM25 over the sessions and the facts extracted from them; a fact hit is its sessions."""
+    found = question_facts(question)
+    ranked = rank_bm25_words(question.question, [*question.sessions, *(f.document for f in found)])
+    return expand(ranked, found)
 
 
 def _header(options: Options, questions: Sequence[Question]) -> dict[str, Any]:
@@ -391,8 +431,12 @@ def _header(options: Options, questions: Sequence[Question]) -> dict[str, Any]:
         "limit_questions": options.limit_questions,
         "types": list(options.types) or None,
         "ks": list(options.ks),
+        "split": options.split,
+        "facts": options.facts,
         "systems": ([CTX, *(f"{CTX}:{v.name}" for v in options.variants)] if options.server else [])
-        + list(BASELINES),
+        + ([f"{CTX}{FACTS}"] if options.server and options.facts else [])
+        + list(BASELINES)
+        + ([f"bm25{FACTS}"] if options.facts else []),
         "ctx": {"url": options.url, "runs": {}} if options.server else None,
         "results": {},
     }
@@ -407,11 +451,14 @@ def _store(
             levels.setdefault(level, {})[system] = aggregate(question_scores)
     result["results"][granularity] = levels
     if per_q:
-        result.setdefault("per_question", {})[granularity] = {
-            level: {system: {s.question_id: dict(s.metrics) for s in scores[level]}}
-            for system, scores in by_system.items()
-            for level in scores
-        }
+        # Every system of every level (a comprehension keyed by level kept only the last).
+        per_level: dict[str, dict[str, dict[str, Any]]] = {}
+        for system, scores in by_system.items():
+            for level, rows in scores.items():
+                per_level.setdefault(level, {})[system] = {
+                    s.question_id: dict(s.metrics) for s in rows
+                }
+        result.setdefault("per_question", {})[granularity] = per_level
 
 
 # --- rendering ------------------------------------------------------------------------------------
@@ -524,6 +571,15 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         help="also query the same corpus as system ctx:NAME, SPEC = 'stages:a,b;fusion:rrf' "
         "(repeatable; either key optional)",
     )
+    parser.add_argument(
+        "--facts",
+        action="store_true",
+        help="also rank with the extracted facts added to the index (session level): systems "
+        "ctx+facts (scopes <prefix>-facts-…) and bm25+facts",
+    )
+    parser.add_argument(
+        "--split", choices=["dev", "heldout", "all"], default="all", help="split.json half"
+    )
     parser.add_argument("--k", default="5,10", help="cut-offs, comma-separated (default 5,10)")
     parser.add_argument("--no-server", action="store_true", help="only the BM25 baselines")
     parser.add_argument("--url", default=os.environ.get("CTX_BASE_URL", DEFAULT_URL))
@@ -582,11 +638,16 @@ def options_from(args: argparse.Namespace) -> Options:
         per_question=args.per_question,
         stages=args.stages,
         variants=tuple(Variant.parse(v) for v in args.variant or ()),
+        facts=args.facts,
+        split=args.split,
     )
 
 
 def select_questions(options: Options) -> list[Question]:
     questions = filter_types(load_questions(options.dataset), options.types)
+    if options.split != "all":
+        chosen = load_split()[options.split]
+        questions = [q for q in questions if q.question_id in chosen]
     if options.limit_questions:
         questions = stratified_subset(questions, options.limit_questions)
     return questions

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from ctx.api import briefing, dream, profiles, secrets, sessions, settings, tenancy, views
+from ctx.api import briefing, dream, memory, profiles, secrets, sessions, settings, tenancy, views
 
 urlpatterns = [
     path("api/store", views.store),
@@ -59,6 +59,8 @@ urlpatterns = [
     path("api/sessions/search", sessions.search),
     path("api/sessions/<str:id>", sessions.session),
     path("api/jobs/<str:id>", sessions.job),
+    path("api/facts", memory.facts),
+    path("api/facts/<str:id>", memory.fact),
     path("api/knowledge/decisions", sessions.decision),
     path("api/knowledge/error-solutions", sessions.error_solution),
     path("api/knowledge/insights", sessions.insight),

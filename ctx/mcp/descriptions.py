@@ -24,6 +24,8 @@ every AI tool (Claude Code, Codex, Cursor, …) and where each stopped; `session
 one, `search_sessions` finds past conversations by topic.
 - Record a decision with `save_decision`, a fixed error with `save_error_solution`, a lesson \
 with `save_insight`: a duplicate is refused with the existing id, a close one superseded.
+- `facts` lists what was learned from stored notes and conversations (preferences, facts, \
+decisions, tasks), each with the quoted evidence and its sources; `as_of` shows an earlier state.
 - At the start of a session call `get_preferences` (or read `preferences://active`): the \
 user's standing instructions for how to answer. When the user reacts to an answer ("too long", \
 "no bullet lists"), call `record_signal`; `list_profiles` shows their profiles.
@@ -158,6 +160,18 @@ the `profile` it went to, its current `version` and `pending` signals. Errors: \
 payload_too_large (note > 2,000 chars, context > 4 KB, > 20 tags), forbidden (read-only key).
 EXAMPLE: {"type": "dislike", "note": "too long, skip the preamble", \
 "context": "Certainly! Great question..."}; {"type": "tag", "tags": ["no-emoji"]}""",
+    "facts": """\
+List the facts ctx extracted by itself from stored notes and imported conversations: \
+preferences, facts, decisions and open tasks, each with its confidence, the quoted evidence \
+and every source (a block id, or a session id and message index).
+WHEN: you need the user's standing facts (where they work, their editor, the deploy day, \
+what was decided) or what was true at an earlier moment (`as_of`), with the words they said.
+WHEN NOT: a question over everything stored (use `query`); one block by id (use `get`).
+RETURNS: `facts` newest first (id, kind, subject, attribute, value, statement, confidence, \
+valid_from, valid_to, superseded_by, evidence, sources), `total`; superseded versions only \
+with history=true.
+EXAMPLE: {}; {"subject": "user", "kind": "preference"}; {"attribute": "deploy_day", \
+"as_of": "2026-03-05"}""",
     "recent_sessions": """\
 List the user's most recent AI-tool sessions (Claude Code, Codex, Gemini CLI, Cursor, \
 Copilot, ChatGPT, claude.ai) across tools, newest activity first, each with its last prompt.

@@ -242,3 +242,27 @@ def changes(p: Payload) -> str:
     lines = "\n".join(f"- {c['at'][:16]} {c['sentence']}" for c in p["changes"])
     more = f"\n(more: cursor={p['next_cursor']})" if p["next_cursor"] else ""
     return f"{head}\n{fence(lines)}{more}"
+
+
+def facts(p: Payload) -> str:
+    rows = p["facts"]
+    if not rows:
+        return (
+            "No extracted facts in the readable scopes (they form from stored notes and sessions)."
+        )
+    lines = []
+    for n, f in enumerate(rows, start=p.get("offset", 0) + 1):
+        old = f" (superseded by {f['superseded_by']})" if f.get("superseded_by") else ""
+        cites = ", ".join(_cite(s) for s in f["sources"][:3])
+        lines.append(
+            f"{n}. [{f['kind']}] {f['statement']}{old}\n"
+            f"   fact {f['id']} · confidence {f['confidence']} · from {cites or '?'}\n"
+            f"   evidence: {f['evidence']}"
+        )
+    return fence("\n".join(lines)) + f"\n\n{p['count']} of {p['total']} facts."
+
+
+def _cite(s: Payload) -> str:
+    if s.get("session_id") is not None:
+        return f"session {s['session_id']} message {s['message_index']}"
+    return f"block {s['block_id']}"

@@ -16,6 +16,7 @@ from briefing import payloads as bp
 from ctx.ops import history as hp
 from ctx.ops import payloads as p
 from ingest import payloads as ip
+from memory import payloads as memory_payloads
 from profiles import payloads as profile_payloads
 
 
@@ -51,3 +52,4 @@ KnowledgeOutput = output("KnowledgeOutput", ip.KnowledgePayload)
 HistoryOutput = output("HistoryOutput", hp.HistoryPayload)
 ContextOutput = output("ContextOutput", bp.ContextPayload)
 ChangesOutput = output("ChangesOutput", bp.ChangesPayload)
+FactsOutput = output("FactsOutput", memory_payloads.FactListPayload)

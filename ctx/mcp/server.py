@@ -68,6 +68,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec("recent_sessions", "Recent AI sessions", tools.recent_sessions, read_only=True),
     ToolSpec("session_detail", "Read a session", tools.session_detail, read_only=True),
     ToolSpec("search_sessions", "Search past sessions", tools.search_sessions, read_only=True),
+    ToolSpec("facts", "Facts learned from notes and sessions", tools.facts, read_only=True),
     # Additive: they create (or supersede, keeping the old block), never replace or delete.
     ToolSpec("save_decision", "Save a decision", tools.save_decision, read_only=False),
     ToolSpec("save_error_solution", "Save an error and its fix", tools.save_error_solution, False),

@@ -24,6 +24,7 @@ from ctx.mcp.results import Payload, run
 from ctx.ops import blocks, history, search
 from ctx.ops.inputs import BlockId, Input
 from ingest import operations as conversations
+from memory import operations as memory_ops
 from profiles import operations as profile_ops
 
 Operation = Callable[[Any, Any], Any]
@@ -185,6 +186,7 @@ search_sessions = tool(
     schemas.SessionSearchOutput,
     only=("query", "limit", "tool", "project", "scopes"),
 )
+facts = tool(memory_ops.facts_list, memory_ops.FactsInput, render.facts, schemas.FactsOutput)
 KNOWLEDGE = ("context", "session", "scope", "tags")
 
 

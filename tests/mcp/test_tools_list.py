@@ -11,7 +11,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 READ_ONLY = {
     *("query", "search", "get", "recent", "categories", "stats"),
-    *("recent_sessions", "session_detail", "search_sessions"),
+    *("recent_sessions", "session_detail", "search_sessions", "facts"),
     *("get_preferences", "list_profiles"),
     *("history", "get_context", "changes"),
 }
