@@ -46,7 +46,8 @@ def test_it_says_what_changed_since_yesterday(cli: Cli, live_cast: Cast) -> None
     _block(live_cast)
     live_cast.owner.store(category="m", title="db", content="We use Postgres.", type="decision")
     body = cli("changes", "--since", "yesterday").json()
-    assert {c["sentence"] for c in body["changes"]} == {
+    # The facts extracted from these notes may be listed too (memory forms by itself).
+    assert {c["sentence"] for c in body["changes"]} >= {
         "New preference: Vim",
         "Decided: We use Postgres.",
     }

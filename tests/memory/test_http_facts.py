@@ -55,7 +55,9 @@ def test_it_answers_a_foreign_fact_like_a_missing_one(
     assert foreign == missing == malformed
     assert foreign[0] == 404
     assert facts(cast.outsider) == []
-    assert facts(cast.outsider, scopes="acme:main") == []
+    named = cast.outsider.get("/api/facts", scopes="acme:main")
+    assert named == cast.outsider.get("/api/facts", scopes="acme:nowhere")
+    assert named[0] == 403
 
 
 @pytest.mark.parametrize(
