@@ -42,7 +42,7 @@ def block(request: HttpRequest, principal: Principal, block_id: str) -> HttpResp
     found = _get(principal, block_id)
     chain = block_ops.chain(principal, block_ops.GetInput.parse({"id": found["id"]}))
     context = {
-        "block": found,
+        "doc": found,
         "html": markdown.render(found["content"]),
         "links": _links(principal, found["id"]),
         "chain": chain,
@@ -75,7 +75,7 @@ def edit(request: HttpRequest, principal: Principal, block_id: str) -> HttpRespo
             form.add_error(None, err.message)
     if form.errors:
         status = 400
-    response = page(request, principal, "edit.html", {"block": found, "form": form})
+    response = page(request, principal, "edit.html", {"doc": found, "form": form})
     response.status_code = status
     return response
 
@@ -86,7 +86,7 @@ def archive(request: HttpRequest, principal: Principal, block_id: str) -> HttpRe
     """Archived: the page says so and offers the way back (the block page itself is gone)."""
     found = _get(principal, block_id)
     block_ops.delete(principal, block_ops.GetInput.parse({"id": found["id"]}))
-    return page(request, principal, "archived.html", {"block": found})
+    return page(request, principal, "archived.html", {"doc": found})
 
 
 @require_POST

@@ -26,3 +26,11 @@ def signed_in(raw_key: str, *, csrf: bool = False) -> Client:
 
 def text(resp: object) -> str:
     return resp.content.decode()  # type: ignore[attr-defined]
+
+
+_TOKEN = re.compile(r'name="csrfmiddlewaretoken" value="[^"]*"')
+
+
+def page_text(resp: object) -> str:
+    """The page with its CSRF token blanked (a masked token differs on every render)."""
+    return _TOKEN.sub('name="csrfmiddlewaretoken" value=""', text(resp))
