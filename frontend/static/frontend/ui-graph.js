@@ -59,6 +59,7 @@
       ]
     });
     cy.on("tap", "node", function (evt) { choose(evt.target); });
+    window.ctxGraph = cy;  // for the browser tests: a node's position on the canvas
     box.dataset.drawn = String(data.nodes.length);
   }
 
