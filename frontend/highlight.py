@@ -23,7 +23,8 @@ def marked(text: str, query: str) -> SafeString:
     if not terms:
         return escape(text)
     pattern = re.compile("|".join(re.escape(t) for t in terms), re.IGNORECASE)
-    out, last = [], 0
+    out: list[str] = []
+    last = 0
     for match in pattern.finditer(text):
         out.append(escape(text[last : match.start()]))
         out.append(f"<mark>{escape(match.group(0))}</mark>")
