@@ -11,8 +11,9 @@ from django.test import Client
 INLINE_SCRIPT = re.compile(r"<script(?![^>]*\bsrc=)[^>]*>", re.IGNORECASE)
 
 
-def signed_in(raw_key: str, *, csrf: bool = False) -> Client:
+def signed_in(raw_key: str | None, *, csrf: bool = False) -> Client:
     """A client whose session was started by posting `raw_key` to the sign-in form."""
+    assert raw_key is not None
     client = Client(enforce_csrf_checks=csrf)
     if csrf:
         client.get("/sign-in")

@@ -11,7 +11,7 @@ import uuid
 from collections.abc import Iterator
 
 import pytest
-from playwright.sync_api import ConsoleMessage, Page
+from playwright.sync_api import ConsoleMessage, Dialog, Page
 
 from tests.conftest import Cast
 from tests.support.axe import assert_accessible
@@ -38,13 +38,18 @@ def watched(page: Page) -> Iterator[tuple[Page, list[str]]]:
         if msg.type == "error":
             problems.append(f"console: {msg.text} at {msg.location.get('url')}")
 
+    def on_dialog(dialog: Dialog) -> None:
+        problems.append(f"dialog: {dialog.message}")
+        dialog.dismiss()
+
     page.on("console", on_console)
-    page.on("dialog", lambda d: (problems.append(f"dialog: {d.message}"), d.dismiss()))
+    page.on("dialog", on_dialog)
     page.on("pageerror", lambda e: problems.append(f"error: {e}"))
     yield page, problems
 
 
-def sign_in_by_keyboard(page: Page, live: LiveServer, key: str) -> None:
+def sign_in_by_keyboard(page: Page, live: LiveServer, key: str | None) -> None:
+    assert key is not None
     page.goto(live.url + "/")
     assert page.url.startswith(live.url + "/sign-in?next=")
     page.keyboard.type(key)  # the key field has the focus
