@@ -228,6 +228,34 @@ def block_stats(principal: Principal, scope_ids: list[int]) -> dict[str, Any]:
     }
 
 
+CHAIN_MAX = 20  # blocks each way: a chain longer than this is an anomaly, not a history
+
+
+def supersession_chain(principal: Principal, block: Block) -> tuple[list[Block], list[Block]]:
+    """The readable blocks that replaced `block` (newest last) and those it replaced (nearest
+    first), archived ones included; a foreign block ends the walk as if it were not there."""
+    readable = Block.objects.readable_by(principal).select_related("scope")
+    newer: list[Block] = []
+    seen = {block.pk}
+    following = block.superseded_by_id
+    while following is not None and following not in seen and len(newer) < CHAIN_MAX:
+        found = readable.filter(pk=following).first()
+        if found is None:
+            break
+        newer.append(found)
+        seen.add(found.pk)
+        following = found.superseded_by_id
+    older: list[Block] = []
+    frontier = [block.pk]
+    while frontier and len(older) < CHAIN_MAX:
+        rows = list(readable.filter(superseded_by_id__in=frontier).exclude(pk__in=seen))
+        rows = rows[: CHAIN_MAX - len(older)]
+        older.extend(rows)
+        seen.update(r.pk for r in rows)
+        frontier = [r.pk for r in rows]
+    return newer, older
+
+
 def categories(principal: Principal, scope_ids: list[int]) -> list[dict[str, Any]]:
     rows = (
         Block.objects.in_scopes(scope_ids)

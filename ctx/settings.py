@@ -83,6 +83,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # The web UI's pages: a Content-Security-Policy without inline scripts (frontend/csp.py).
+    "frontend.csp.ContentSecurityPolicyMiddleware",
 ]
 
 # The admin's sign-in is an API key (ctx/admin/auth.py): ctx keeps no passwords.

@@ -135,6 +135,13 @@ def get(principal: Principal, data: GetInput) -> p.BlockPayload:
     return {"block": p.full(selectors.get_block_for(principal, data.id))}
 
 
+def chain(principal: Principal, data: GetInput) -> p.ChainPayload:
+    """The block's supersession chain both ways (readable blocks only)."""
+    block = selectors.get_block_for(principal, data.id)
+    newer, older = selectors.supersession_chain(principal, block)
+    return {"newer": [p.chain_link(b) for b in newer], "older": [p.chain_link(b) for b in older]}
+
+
 class UpdateFields(Input):
     """The fields an update may change; only those given are changed."""
 

@@ -132,6 +132,20 @@ class DeletePayload(TypedDict):
     id: str
 
 
+class ChainLink(TypedDict):
+    id: str
+    scope: str
+    title: str
+    lifecycle: str
+    archived: bool
+    updated_at: str
+
+
+class ChainPayload(TypedDict):
+    newer: list[ChainLink]  # the blocks that replaced this one, in order
+    older: list[ChainLink]  # the blocks this one replaced, nearest first
+
+
 class CategoryCount(TypedDict):
     category: str
     count: int
@@ -165,6 +179,17 @@ def summary(block: Block, score: float | None = None) -> BlockSummary:
         "type": block.type,
         "updated_at": block.updated_at.isoformat(),
         **({"score": round(score, 6)} if score is not None else {}),  # type: ignore[typeddict-item]
+    }
+
+
+def chain_link(block: Block) -> ChainLink:
+    return {
+        "id": str(block.pk),
+        "scope": block.scope.name,
+        "title": block.title,
+        "lifecycle": block.lifecycle,
+        "archived": block.archived,
+        "updated_at": block.updated_at.isoformat(),
     }
 
 
