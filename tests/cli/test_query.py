@@ -18,7 +18,9 @@ def test_it_returns_the_answer_contract(cli: Cli, live_cast: Cast) -> None:
     body = run.json()
     assert body["mode"] == "retrieval" and body["answer"] is None
     assert body["confidence"] in {"confident", "low_confidence", "no_relevant_blocks_found"}
-    assert [s["title"] for s in body["sources"]] == ["Deploys"]
+    # The note, and possibly the fact extracted from it ("The team deploys on Fridays.").
+    titles = [s["title"] for s in body["sources"]]
+    assert "Deploys" in titles and len(titles) <= 2
     assert set(body["sources"][0]) >= {"n", "id", "scope", "title", "score", "age_days"}
     assert "total" in body["timing_ms"]
     assert "Deploys" in cli.tty("query", "when do we deploy?").stdout
