@@ -100,7 +100,12 @@ def _wait(stack: Stack, predicate: Callable[[], bool], what: str, timeout: float
 
 
 def _links() -> set[tuple[str, str, str]]:
-    rows = Link.objects.values_list("source__title", "target__title", "link_class")
+    """Dream's links between the stored notes (the facts memory extracts from them and their
+    extraction links are another layer)."""
+    notes_only = Link.objects.exclude(source__category__startswith="memory/").exclude(
+        target__category__startswith="memory/"
+    )
+    rows = notes_only.values_list("source__title", "target__title", "link_class")
     return {(a, b, c) for a, b, c in rows}
 
 

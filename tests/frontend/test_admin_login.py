@@ -7,7 +7,7 @@ import pytest
 from playwright.sync_api import Page, Response
 
 from tests.support.axe import assert_accessible
-from tests.support.browser import computed_style, save_screenshots
+from tests.support.browser import computed_style, listen, save_screenshots
 from tests.support.live import LiveServer
 
 TRANSPARENT = "rgba(0, 0, 0, 0)"  # a <div>'s background with no stylesheet applied
@@ -18,7 +18,7 @@ pytestmark = pytest.mark.django_db  # the live server runs on the test database
 def login(live: LiveServer, page: Page) -> Page:
     """The login page, loaded; every static file it asked for answered 200."""
     statics: list[Response] = []
-    page.on("response", lambda r: statics.append(r) if "/static/" in r.url else None)
+    listen(page, "response", lambda r: statics.append(r) if "/static/" in r.url else None)
     page.goto(live.url + "/admin/login/")
     assert statics, "the page loaded no static file"
     assert {r.url: r.status for r in statics if r.status != 200} == {}

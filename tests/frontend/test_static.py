@@ -13,6 +13,7 @@ import httpx
 import pytest
 from playwright.sync_api import Page
 
+from tests.support.browser import listen
 from tests.support.live import LiveServer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -95,7 +96,7 @@ def test_it_serves_the_vendored_scripts_as_committed(live: LiveServer, name: str
 def test_it_runs_the_vendored_htmx_and_cytoscape_in_chromium(live: LiveServer, page: Page) -> None:
     """Loaded by URL from the server into a page of the same origin, both libraries work."""
     failed: list[str] = []
-    page.on("requestfailed", lambda request: failed.append(request.url))
+    listen(page, "requestfailed", lambda request: failed.append(request.url))
     page.goto(live.url + "/admin/login/")
     page.add_script_tag(url=_hashed(live, "frontend/vendor/htmx/htmx.min.js"))
     page.add_script_tag(url=_hashed(live, "frontend/vendor/cytoscape/cytoscape.min.js"))

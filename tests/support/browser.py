@@ -68,6 +68,17 @@ def launch() -> tuple[Playwright, Browser]:
     return playwright, browser
 
 
+def listen(page: Page, event: str, handler: Any) -> None:
+    """`page.on`, with Playwright's loop marked running while it subscribes: the subscription
+    is scheduled on the current loop, and after any `asyncio.run` earlier in the session the
+    main thread has none (RuntimeError: no current event loop)."""
+    asyncio._set_running_loop(page._loop)
+    try:
+        page.on(event, handler)  # type: ignore[call-overload]  # event names as plain strings
+    finally:
+        asyncio._set_running_loop(None)
+
+
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Browser]:
     """One Chromium for the session."""

@@ -15,7 +15,7 @@ from playwright.sync_api import ConsoleMessage, Dialog, Page
 
 from tests.conftest import Cast
 from tests.support.axe import assert_accessible
-from tests.support.browser import save_screenshots
+from tests.support.browser import listen, save_screenshots
 from tests.support.live import LiveServer
 from tests.webui.cast import Seeded, seed
 
@@ -42,9 +42,9 @@ def watched(page: Page) -> Iterator[tuple[Page, list[str]]]:
         problems.append(f"dialog: {dialog.message}")
         dialog.dismiss()
 
-    page.on("console", on_console)
-    page.on("dialog", on_dialog)
-    page.on("pageerror", lambda e: problems.append(f"error: {e}"))
+    listen(page, "console", on_console)
+    listen(page, "dialog", on_dialog)
+    listen(page, "pageerror", lambda e: problems.append(f"error: {e}"))
     yield page, problems
 
 
