@@ -11,6 +11,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from ctx.errors import CtxError
 from ctx.ops import blocks as block_ops
+from ctx.ops import history as history_ops
 from ctx.principal import Principal
 from dream import operations as dream_ops
 from frontend import markdown
@@ -46,6 +47,9 @@ def block(request: HttpRequest, principal: Principal, block_id: str) -> HttpResp
         "html": markdown.render(found["content"]),
         "links": _links(principal, found["id"]),
         "chain": chain,
+        "history": history_ops.history(
+            principal, history_ops.HistoryInput.parse({"id": found["id"]})
+        ),
         "writable": found["scope"] in _writable(principal),
     }
     return page(request, principal, "block.html", context)
@@ -87,6 +91,17 @@ def archive(request: HttpRequest, principal: Principal, block_id: str) -> HttpRe
     found = _get(principal, block_id)
     block_ops.delete(principal, block_ops.GetInput.parse({"id": found["id"]}))
     return page(request, principal, "archived.html", {"doc": found})
+
+
+@require_POST
+@signed_in
+def restore_version(
+    request: HttpRequest, principal: Principal, block_id: str, version: int
+) -> HttpResponse:
+    """An earlier version's content becomes the newest version (the one it replaces is kept)."""
+    data = {"id": block_id, "version": version}
+    restored = history_ops.restore_version(principal, history_ops.VersionInput.parse(data))
+    return HttpResponseRedirect(f"/blocks/{restored['block']['id']}#history")
 
 
 @require_POST

@@ -17,6 +17,11 @@ ui = [
     path("blocks/<str:block_id>/edit", blocks.edit, name="edit"),
     path("blocks/<str:block_id>/archive", blocks.archive, name="archive"),
     path("blocks/<str:block_id>/restore", blocks.restore, name="restore"),
+    path(
+        "blocks/<str:block_id>/history/<int:version>/restore",
+        blocks.restore_version,
+        name="restore-version",
+    ),
     path("graph/<str:block_id>", graph.graph, name="graph"),
     path("graph/<str:block_id>/data", graph.graph_data, name="graph-data"),
     path("review", review.review, name="review"),

@@ -113,3 +113,35 @@ def test_it_offers_no_edit_to_a_reader_and_refuses_one(cast: Cast) -> None:
     resp = client.post(f"/blocks/{found['id']}/archive")
     assert resp.status_code == 403
     assert not Block.objects.get(pk=found["id"]).archived
+
+
+def test_it_shows_earlier_versions_and_restores_one(cast: Cast) -> None:
+    found = cast.owner.store(title="Standup", content="At nine.")
+    client = signed_in(cast.owner.key)
+    fresh = text(client.get(f"/blocks/{found['id']}"))
+    assert "No earlier versions" in fresh
+    data = {"title": "Standup", "category": "notes", "type": "knowledge", "tags": "",
+            "content": "At ten.", "metadata": "{}", "valid_from": "", "valid_to": ""}  # fmt: skip
+    assert client.post(f"/blocks/{found['id']}/edit", data).status_code == 302
+    html = text(client.get(f"/blocks/{found['id']}"))
+    assert "Version 2, written by owner (web)" in html and "At nine.</pre>" in html
+    back = client.post(f"/blocks/{found['id']}/history/1/restore")
+    assert back.status_code == 302 and back["Location"] == f"/blocks/{found['id']}#history"
+    assert Block.objects.get(pk=found["id"]).content == "At nine."
+    assert "Version 3" in text(client.get(f"/blocks/{found['id']}"))
+
+
+def test_it_lets_no_reader_or_outsider_restore_a_version(cast: Cast) -> None:
+    found = cast.owner.store(title="Standup", content="At nine.")
+    change = {"action": "update", "id": found["id"], "fields": {"content": "At ten."}}
+    assert cast.owner.post("/api/manage", change)[0] == 200
+    reader = signed_in(cast.reader.key)
+    html = text(reader.get(f"/blocks/{found['id']}"))
+    assert "At nine.</pre>" in html and "history/1/restore" not in html
+    assert reader.post(f"/blocks/{found['id']}/history/1/restore").status_code == 403
+    outsider = signed_in(cast.outsider.key)
+    foreign = outsider.post(f"/blocks/{found['id']}/history/1/restore")
+    missing = outsider.post("/blocks/00000000-0000-4000-8000-000000000000/history/1/restore")
+    assert foreign.status_code == missing.status_code == 404
+    assert page_text(foreign) == page_text(missing)
+    assert Block.objects.get(pk=found["id"]).content == "At ten."
