@@ -118,6 +118,20 @@ def integer(data: dict[str, Any], name: str, *, default: int, low: int, high: in
     return value
 
 
+def number(data: dict[str, Any], name: str, *, low: float, high: float) -> float | None:
+    """A JSON number within [low, high], or None when absent or null."""
+    value = data.get(name)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValidationFailed(f"'{name}' must be a number.", details={"field": name})
+    if not low <= value <= high:  # NaN fails this too
+        raise ValidationFailed(
+            f"'{name}' must be between {low:g} and {high:g}.", details={"field": name}
+        )
+    return float(value)
+
+
 def boolean(data: dict[str, Any], name: str, *, default: bool = False) -> bool:
     value = data.get(name, default)
     if not isinstance(value, bool):

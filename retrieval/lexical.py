@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from ctx import selectors
 from ctx.principal import Principal
+from retrieval.relevance import floored
 from retrieval.search import Hit, attach_blocks, run_fused
 from retrieval.sql import ArmWeights, Filters
 
@@ -22,6 +23,7 @@ class SearchParams:
     types: list[str] = field(default_factory=list)
     types_exclude: list[str] = field(default_factory=list)
     scopes: list[str] = field(default_factory=list)
+    min_score: float | None = None  # the floor on the shown score (retrieval/relevance.py)
 
     def filters(self, principal: Principal) -> Filters:
         excluded = self.types_exclude or ([] if "digest" in self.types else ["digest"])
@@ -41,4 +43,4 @@ def search(principal: Principal, params: SearchParams) -> list[Hit]:
     hits = run_fused(
         query=params.query, filters=filters, limit=params.limit, weights=LEXICAL_WEIGHTS
     )
-    return attach_blocks(hits)
+    return attach_blocks(floored(hits, params.min_score))

@@ -25,6 +25,7 @@ from retrieval.fusion import ArmScores, candidates
 from retrieval.lexical import SearchParams
 from retrieval.llm import get_llm
 from retrieval.parallel import map_reads
+from retrieval.relevance import floored
 from retrieval.search import (
     Hit,
     Retrieval,
@@ -270,7 +271,8 @@ def run_query(principal: Principal, params: QueryParams) -> QueryResult:
     mark = time.perf_counter()
     configured = knobs.value("CTX_QUERY_STAGES", principal.tenant_id)
     order = params.stages if params.stages is not None else configured
-    hits = run_stages(qc, hits, tuple(order))[: sp.limit]
+    # The floor comes before confidence and synthesis: a dropped hit is not a source.
+    hits = floored(run_stages(qc, hits, tuple(order))[: sp.limit], sp.min_score)
     timing["stages"] = _ms(mark)
     best = _best_cosine(hits[:3], qc.query_vector)
     cover = confidence.coverage(

@@ -26,7 +26,8 @@ class Hit:
     """One candidate through the pipeline; stages adjust `score` and note what they did.
 
     `fused` is the fusion score before any stage; `arms` holds each arm's raw score and rank
-    for this block, so a stage that changes one arm (query feedback) can fuse again.
+    for this block, so a stage that changes one arm (query feedback) can fuse again;
+    `relevance` is set last, from the final scores.
     """
 
     id: str
@@ -35,6 +36,7 @@ class Hit:
     arms: dict[str, dict[str, float]] = field(default_factory=dict)
     block: Block | None = None
     stages: dict[str, Any] = field(default_factory=dict)
+    relevance: float = 0.0  # the score shown: a share of the best hit's (retrieval/relevance.py)
 
 
 @dataclass

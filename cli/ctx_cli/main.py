@@ -137,6 +137,9 @@ def _block_commands(sub: Subparsers) -> None:
     stats.add_argument("--scope", action="append", help="only these scopes (a,b)")
 
 
+MIN_SCORE = "leave out results scoring below this share of the best one's score (0-1)"
+
+
 def _search_commands(sub: Subparsers) -> None:
     search = _add(sub, "search", "search:search", "full-text search, or browse a category")
     search.add_argument(
@@ -146,9 +149,11 @@ def _search_commands(sub: Subparsers) -> None:
         help="a first word naming a category filters by it; no query lists the newest blocks",
     )
     _filters(search)
+    search.add_argument("--min-score", type=unit_float, help=MIN_SCORE)
     query = _add(sub, "query", "search:query", "ask a question; an answer when there is an LLM")
     query.add_argument("question", nargs="+", help="the question (quotes optional)")
     _filters(query)
+    query.add_argument("--min-score", type=unit_float, help=MIN_SCORE)
     query.add_argument(
         "--synthesize",
         action=argparse.BooleanOptionalAction,

@@ -102,7 +102,7 @@ def _update_shape(raw: dict[str, Any]) -> dict[str, Any]:
     return {"id": block_id, "fields": raw}
 
 
-FILTERS = ("limit", "scopes", "category", "tags", "types")
+FILTERS = ("limit", "min_score", "scopes", "category", "tags", "types")
 query = tool(
     search.query,
     search.QueryInput,

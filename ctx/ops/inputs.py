@@ -202,6 +202,16 @@ Limit = Annotated[
     Field(ge=1, le=search_limit(), description="Most results to return."),
     _int(1, search_limit(), 10),
 ]
+MinScore = Annotated[
+    float | None,
+    Field(
+        ge=0.0,
+        le=1.0,
+        description="Leave out results scoring below this (0-1; a result's score is its share "
+        "of the best result's).",
+    ),
+    _check(lambda d, n: v.number(d, n, low=0.0, high=1.0)),
+]
 Source = Annotated[
     str | None,
     Field(max_length=200, description="Where this came from (a URL, a person)."),

@@ -14,6 +14,7 @@ from ctx.ops.inputs import (
     Flag,
     Input,
     Limit,
+    MinScore,
     QueryText,
     ScopeList,
     TagFilter,
@@ -35,6 +36,7 @@ def _one_scope(value: Any) -> str | None:
 class SearchInput(Input):
     query: QueryText
     limit: Limit = 10
+    min_score: MinScore = None
     category: CategoryFilter = None
     tags: TagFilter = []
     types: TypeFilter = []
@@ -55,13 +57,14 @@ class SearchInput(Input):
             types=list(self.types),
             types_exclude=list(self.types_exclude),
             scopes=[*self.scopes, *([self.scope] if self.scope else [])],
+            min_score=self.min_score,
         )
 
 
 def search(principal: Principal, data: SearchInput) -> p.SearchPayload:
     params = data.params()
     hits = lexical.search(principal, params)
-    rows = [p.summary(h.block, h.score) for h in hits if h.block is not None]
+    rows = [p.summary(h.block, h.relevance) for h in hits if h.block is not None]
     return {"query": params.query, "count": len(rows), "results": rows}
 
 
@@ -132,7 +135,7 @@ def _source(n: int, hit: Any, result: QueryResult) -> p.Source:
         "scope": result.scope_names.get(block.scope_id) or block.scope.name,
         "title": block.title,
         "category": block.category,
-        "score": round(hit.score, 6),
+        "score": hit.relevance,
         "age_days": p.age_days(block, result.now),
         "preview": preview(block.content),
         "tags": list(block.tags),

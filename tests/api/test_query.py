@@ -126,3 +126,33 @@ def test_it_finds_a_fact_at_the_end_of_a_long_block(cast: Cast) -> None:
     assert top["title"] == "Journal"
     # Only the last window mentions the passport: the semantic arm must have read it.
     assert body["explain"]["hits"][top["id"]]["arms"]["semantic"]["rank"] == 1
+
+
+def test_it_drops_sources_below_min_score(cast: Cast) -> None:
+    _seed(cast)
+    indexing.embed_pending(limit=100)
+    ask = {"query": "automobile maintenance"}
+    everything = cast.owner.post("/api/query", ask)[1]
+    assert len(everything["sources"]) == 3 and _titles(everything)[0] == "Car service"
+    assert everything["sources"][0]["score"] == 1.0
+    assert all(0 <= s["score"] < 0.8 for s in everything["sources"][1:])
+    status, body = cast.owner.post("/api/query", {**ask, "min_score": 0.8})
+    assert status == 200 and _titles(body) == ["Car service"]
+    assert [s["n"] for s in body["sources"]] == [1]
+
+
+@pytest.mark.parametrize("floor", [1.01, -0.1])
+def test_it_refuses_a_min_score_outside_0_to_1(cast: Cast, floor: float) -> None:
+    status, body = cast.owner.post("/api/query", {"query": "car", "min_score": floor})
+    assert status == 400 and body["error"]["code"] == "validation_error"
+    assert body["error"]["details"]["field"] == "min_score"
+    assert body["error"]["message"] == "'min_score' must be between 0 and 1."
+
+
+def test_it_never_shows_a_score_above_1(cast: Cast) -> None:
+    _seed(cast)
+    indexing.embed_pending(limit=100)
+    for question in ("ramen broth", "automobile maintenance", "xqzv blorf gnarp"):
+        sources = cast.owner.post("/api/query", {"query": question})[1]["sources"]
+        scores = [s["score"] for s in sources]
+        assert scores[0] == 1.0 and all(0 <= s <= 1 for s in scores), (question, scores)

@@ -107,6 +107,7 @@ def test_it_fuses_by_rank_when_asked_and_rejects_unknown_methods(cast: Cast) -> 
     by_rank = _ask(cast, "ramen broth", NO_FEEDBACK, fusion="rrf")
     first = by_rank["sources"][0]
     # weighted RRF over the two full-text arms: 0.25 / (60 + 1) + 0.15 / (60 + 1)
-    assert first["title"] == "Lunch" and first["score"] == pytest.approx(0.40 / 61, abs=1e-6)
+    raw = by_rank["explain"]["hits"][first["id"]]["score"]
+    assert first["title"] == "Lunch" and raw == pytest.approx(0.40 / 61, abs=1e-6)
     status, body = cast.owner.post("/api/query", {"query": "ramen", "fusion": "median"})
     assert status == 400 and body["error"]["code"] == "validation_error"

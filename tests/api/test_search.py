@@ -145,3 +145,42 @@ def test_it_returns_nothing_rather_than_failing_when_no_arm_can_run(cast: Cast) 
     # only stopwords and a long query: no full-text terms, no title arm, no vector
     body = cast.owner.post("/api/search", {"query": "what is it that we were " * 2})[1]
     assert body["results"] == []
+
+
+def test_it_drops_results_below_min_score(cast: Cast) -> None:
+    cast.owner.store(title="Lunch", content="The ramen place has the best ramen broth in town.")
+    cast.owner.store(title="Dinner", content="Pasta in a broth-based sauce.")
+    everything = cast.owner.post("/api/search", {"query": "ramen broth"})[1]
+    assert _titles(everything) == ["Lunch", "Dinner"]
+    scores = [r["score"] for r in everything["results"]]
+    assert scores[0] == 1.0 and 0 < scores[1] < 0.5
+    status, body = cast.owner.post("/api/search", {"query": "ramen broth", "min_score": 0.5})
+    assert status == 200 and _titles(body) == ["Lunch"] and body["count"] == 1
+
+
+@pytest.mark.parametrize(
+    ("floor", "message"),
+    [
+        (1.01, "'min_score' must be between 0 and 1."),
+        (-0.1, "'min_score' must be between 0 and 1."),
+        ("0.5", "'min_score' must be a number."),
+        (True, "'min_score' must be a number."),
+    ],
+)
+def test_it_refuses_a_min_score_outside_0_to_1(cast: Cast, floor: object, message: str) -> None:
+    status, body = cast.owner.post("/api/search", {"query": "ramen", "min_score": floor})
+    assert status == 400 and body["error"]["code"] == "validation_error"
+    assert body["error"]["details"]["field"] == "min_score"
+    assert body["error"]["message"] == message
+
+
+def test_it_never_shows_a_score_above_1(cast: Cast) -> None:
+    # A lone candidate used to show its fused score, 1 + the positivity epsilon: 1.000001.
+    cast.owner.store(title="Lunch", content="Ramen on 5th street.")
+    alone = cast.owner.post("/api/search", {"query": "ramen"})[1]["results"]
+    assert [r["score"] for r in alone] == [1.0]
+    for i in range(5):
+        cast.owner.store(title=f"Ramen {i}", content="ramen " * (i + 1) + "noodles")
+    scores = [r["score"] for r in cast.owner.post("/api/search", {"query": "ramen"})[1]["results"]]
+    assert len(scores) == 6 and scores[0] == 1.0 and all(0 <= s <= 1 for s in scores)
+    assert scores == sorted(scores, reverse=True)

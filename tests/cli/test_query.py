@@ -37,6 +37,17 @@ def test_it_takes_an_unquoted_question(cli: Cli, live_cast: Cast) -> None:
     assert run.json()["query"] == "when do we deploy?"
 
 
+def test_it_sends_the_min_score(cli: Cli, live_cast: Cast) -> None:
+    live_cast.owner.store(title="Lunch", content="The ramen place has the best ramen broth.")
+    live_cast.owner.store(title="Dinner", content="Pasta in a broth-based sauce.")
+    ask = ("query", "ramen broth", "--no-synthesize")
+    assert "Dinner" in [s["title"] for s in cli(*ask).json()["sources"]]
+    run = cli(*ask, "--min-score", "0.9")
+    assert run.returncode == 0, run.stderr
+    assert [s["title"] for s in run.json()["sources"]] == ["Lunch"]
+    assert cli(*ask, "--min-score", "-0.1").returncode == 2
+
+
 def _chat(seen: Seen, number: int) -> Reply:
     answer = json.dumps({"known": True, "answer": "On Fridays [1]."})
     message = {"role": "assistant", "content": answer}

@@ -67,3 +67,14 @@ def test_it_browses_a_category_without_a_query(cli: Cli, live_cast: Cast) -> Non
     assert _titles(cli("search", "infra").json()) == ["Nginx", "Docker"]
     assert _titles(cli("search").json()) == ["Lunch", "Nginx", "Docker"]
     assert _titles(cli("search", "--category", "food").json()) == ["Lunch"]
+
+
+def test_it_sends_the_min_score(cli: Cli, live_cast: Cast) -> None:
+    live_cast.owner.store(title="Lunch", content="The ramen place has the best ramen broth.")
+    live_cast.owner.store(title="Dinner", content="Pasta in a broth-based sauce.")
+    assert _titles(cli("search", "ramen", "broth").json()) == ["Lunch", "Dinner"]
+    run = cli("search", "ramen", "broth", "--min-score", "0.5")
+    assert run.returncode == 0, run.stderr
+    assert _titles(run.json()) == ["Lunch"] and run.json()["results"][0]["score"] == 1.0
+    bad = cli("search", "ramen", "--min-score", "1.01")
+    assert bad.returncode == 2 and "between 0 and 1" in bad.stderr

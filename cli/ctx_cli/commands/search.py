@@ -76,7 +76,9 @@ def search(args: argparse.Namespace, app: App) -> int:
     if not text.strip():
         payload = _browse(client, args, category)
     else:
-        body = compact({"query": text, **filters(args), "category": category})
+        body = compact(
+            {"query": text, **filters(args), "category": category, "min_score": args.min_score}
+        )
         payload = client.post("/api/search", body)
     app.out.emit(payload, _render_results)
     return 0
@@ -127,6 +129,7 @@ def query(args: argparse.Namespace, app: App) -> int:
         {
             "query": " ".join(args.question),
             **filters(args),
+            "min_score": args.min_score,
             "synthesize": synthesize,
             "explain": args.explain,
             "now": args.now,
