@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEV_STAMP := $(VENV)/.installed-dev
 
-.PHONY: run test lint install install-dev browser
+.PHONY: run test lint install install-dev browser cli
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -34,6 +34,17 @@ install-dev: $(DEV_STAMP)
 
 run: $(STAMP)
 	$(BIN)/python -m ctx.runtime.launcher run
+
+# The `ctx` command line on PATH: a link in CLI_DIR (~/.local/bin, on PATH in most distributions'
+# shells) to .venv/bin/ctx. Anything else already called ctx there is left alone.
+CLI_DIR ?= $(HOME)/.local/bin
+cli: $(STAMP)
+	@mkdir -p "$(CLI_DIR)"
+	@if [ -e "$(CLI_DIR)/ctx" ] && [ ! -L "$(CLI_DIR)/ctx" ]; then \
+		echo "make cli: $(CLI_DIR)/ctx exists and is not a link; remove it or set CLI_DIR" >&2; exit 1; fi
+	ln -sfn "$(abspath $(BIN)/ctx)" "$(CLI_DIR)/ctx"
+	@case ":$$PATH:" in *":$(CLI_DIR):"*) ;; \
+		*) echo "make cli: $(CLI_DIR) is not on your PATH; add it: export PATH=\"$(CLI_DIR):\$$PATH\"";; esac
 
 lint: $(DEV_STAMP)
 	$(BIN)/ruff check .

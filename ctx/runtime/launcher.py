@@ -426,8 +426,21 @@ def _banner(url: str, first_key: str, data_dir: Path) -> None:
             "key is one;\n  `python manage.py keys create --tenant default --home default:main "
             "--role owner` prints another).\n"
         )
+    _cli_hint()
     print("ctx: ready")
     sys.stdout.flush()
+
+
+def _cli_hint() -> None:
+    """How to reach the `ctx` command line, when the shell would not find this one."""
+    cli = Path(sys.executable).parent / "ctx"
+    found = shutil.which("ctx")
+    if found and Path(found).resolve() == cli.resolve():
+        return
+    print(
+        f"The `ctx` command line is {cli}; `make cli` links it into ~/.local/bin "
+        "(or add its directory to PATH).\n"
+    )
 
 
 def main(argv: list[str]) -> int:
