@@ -38,9 +38,10 @@ class Server:
         self.url = self._read_until(r"ctx is running at (\S+)").group(1)
         self.key = self._maybe_key()
 
-    # Generous: on a loaded 2-core machine the first start (migrations, collectstatic, the
-    # embedding model) has taken over 120 s; this is a readiness deadline, not a speed claim.
-    def _read_until(self, pattern: str, timeout: float = 300) -> re.Match[str]:
+    # Generous: on a loaded 2-core machine the first start (migrations, collectstatic, every
+    # child ready, the web server's embedder loaded) has taken 245 s; this is a readiness
+    # deadline, not a speed claim.
+    def _read_until(self, pattern: str, timeout: float = 360) -> re.Match[str]:
         deadline = time.monotonic() + timeout
         assert self.proc.stdout is not None
         while time.monotonic() < deadline:
