@@ -13,6 +13,24 @@ django_app = get_asgi_application()  # sets Django up: the MCP modules import mo
 # loads it with -A), Celery falls back to its default AMQP broker and each write waits seconds.
 import ctx.celery  # noqa: E402, F401
 
+# Under `make run`: load the embedder on a thread while the server already answers, then say
+# ready to the launcher (ctx/runtime/ready.py), so the first store and question are not slow.
+from ctx.runtime import ready  # noqa: E402
+
+
+def _warm() -> None:
+    from django.db import connection
+
+    from retrieval.embeddings import warm
+
+    try:
+        warm()
+    finally:
+        connection.close()  # this thread's, if the provider's settings were read from the database
+
+
+ready.announce_after(_warm)
+
 # --- MCP endpoint (ctx/mcp/app.py): /mcp, the lifespan the SDK needs, the access log ---------
 from ctx import knobs  # noqa: E402
 from ctx.gate import RequestGate  # noqa: E402

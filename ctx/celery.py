@@ -24,3 +24,12 @@ from ctx import channel  # noqa: E402
 
 task_prerun.connect(channel.task_started, weak=False)
 task_postrun.connect(channel.task_finished, weak=False)
+
+# `make run` prints the bootstrap key once every worker and beat said it is ready
+# (ctx/runtime/ready.py).
+from celery.signals import beat_init, worker_ready  # noqa: E402
+
+from ctx.runtime import ready  # noqa: E402
+
+worker_ready.connect(ready.announce, weak=False)
+beat_init.connect(ready.announce, weak=False)

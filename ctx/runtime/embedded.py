@@ -13,9 +13,15 @@ import shutil
 import signal
 import subprocess
 import time
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+# pgserver asks platformdirs for a runtime directory when it is imported; without
+# XDG_RUNTIME_DIR (a root shell, a container) platformdirs warns and uses /tmp/runtime-<uid>,
+# which works. Nothing for a user to do, and the warning stood in `make run`'s first lines.
+warnings.filterwarnings("ignore", message="XDG_RUNTIME_DIR is not set")
 
 log = logging.getLogger("ctx.runtime.embedded")
 

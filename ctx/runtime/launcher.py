@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -18,7 +19,7 @@ from pathlib import Path
 from types import FrameType
 
 from ctx import config
-from ctx.runtime import embedded
+from ctx.runtime import embedded, ready
 from ctx.runtime.supervisor import Child, Supervisor, say, session
 from rls.role import runtime_database_url
 
@@ -152,9 +153,10 @@ def _runtime_url(handles: embedded.Embedded) -> str | None:
 
 
 HTTP_PROTOCOL = "ctx.runtime.http:NoDelayH11Protocol"
+WEB_WORKERS = 2
 
 
-def uvicorn_args(values: dict[str, object], port: int, workers: int = 2) -> list[str]:
+def uvicorn_args(values: dict[str, object], port: int, workers: int = WEB_WORKERS) -> list[str]:
     """The web server's command line after the interpreter (tests start it the same way)."""
     args = ["-m", "uvicorn", "ctx.asgi:app", "--host", str(values["CTX_HOST"])]
     args += ["--port", str(port), "--workers", str(workers)]
@@ -171,7 +173,7 @@ def uvicorn_args(values: dict[str, object], port: int, workers: int = 2) -> list
 
 def _commands(values: dict[str, object], data_dir: Path, port: int) -> dict[str, list[str]]:
     py = sys.executable
-    celery = [py, "-m", "celery", "-A", "ctx"]
+    celery = [py, "-m", "celery", "-A", "ctx", "--quiet"]  # no banner: the key is what counts
     commands = {
         "web": [py, *uvicorn_args(values, port)],
         "worker": [
@@ -207,10 +209,54 @@ def _children(
     children = []
     for name, command in _commands(values, data_dir, port).items():
         env = _thread_env(command, values)
+        env.update(_quiet_env(env))
+        env[ready.ENV] = str(_ready_dir(data_dir) / name)
         if runtime_url:
             env["DATABASE_URL"] = runtime_url
         children.append(Child(name, partial(_popen, name, command, env)))
     return children
+
+
+# What children print that nobody can act on, and that buried the bootstrap key: the model's
+# "Loading weights" bars (tqdm, the Hugging Face libraries), platformdirs' note that
+# XDG_RUNTIME_DIR is unset (it falls back to /tmp/runtime-<uid>, which works), and the
+# resource tracker's "leaked semaphore" note when a worker that loaded torch stops. A variable
+# the user set wins.
+QUIET = {
+    "TQDM_DISABLE": "1",
+    "HF_HUB_DISABLE_PROGRESS_BARS": "1",
+    "TRANSFORMERS_VERBOSITY": "error",
+    "PYTHONWARNINGS": "ignore:XDG_RUNTIME_DIR is not set,ignore:resource_tracker",
+}
+
+
+def _quiet_env(env: dict[str, str]) -> dict[str, str]:
+    return {name: env.get(name) or value for name, value in QUIET.items()}
+
+
+def _ready_dir(data_dir: Path) -> Path:
+    return data_dir / "run" / "ready"
+
+
+def _clear_ready(data_dir: Path) -> None:
+    """A fresh directory for this run's announcements (a previous run's would count)."""
+    shutil.rmtree(_ready_dir(data_dir), ignore_errors=True)
+    _ready_dir(data_dir).mkdir(parents=True)
+
+
+READY_TIMEOUT = 180  # seconds after the web server answered; a loaded 2-core machine is slow
+
+
+def _wait_ready(data_dir: Path, children: list[Child]) -> None:
+    """Until every child said it is ready (ctx/runtime/ready.py): each uvicorn worker once its
+    embedder is loaded, each Celery worker and beat once started. Past the deadline the
+    launcher goes on, and says what is still starting."""
+    counts = {c.name: WEB_WORKERS if c.name == "web" else 1 for c in children}
+    files = {name: (_ready_dir(data_dir) / name, n) for name, n in counts.items()}
+    procs = [c.proc for c in children if c.proc is not None]
+    late = ready.wait(files, procs, READY_TIMEOUT)
+    if late:
+        say(f"still starting after {READY_TIMEOUT} s: {', '.join(late)}")
 
 
 def _popen(name: str, command: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
@@ -235,6 +281,7 @@ def _ingest_worker(py: str) -> list[str]:
         "celery",
         "-A",
         "ctx",
+        "--quiet",
         "worker",
         "--loglevel",
         "warning",
@@ -341,9 +388,11 @@ def run() -> int:
         url = f"http://{values['CTX_HOST']}:{port}"
         children = _children(values, data_dir, port, runtime_url=_runtime_url(handles))
         sup = _supervise(handles, data_dir, children)
+        _clear_ready(data_dir)
         for child in children:
             child.launch()
         _wait_healthy(url, [c.proc for c in children if c.proc is not None])
+        _wait_ready(data_dir, children)  # the key comes last, after what the children print
         _banner(url, first_key, data_dir)
         watch = PostgresWatch(handles, data_dir)
         while not stopping:
@@ -377,8 +426,21 @@ def _banner(url: str, first_key: str, data_dir: Path) -> None:
             "key is one;\n  `python manage.py keys create --tenant default --home default:main "
             "--role owner` prints another).\n"
         )
+    _cli_hint()
     print("ctx: ready")
     sys.stdout.flush()
+
+
+def _cli_hint() -> None:
+    """How to reach the `ctx` command line, when the shell would not find this one."""
+    cli = Path(sys.executable).parent / "ctx"
+    found = shutil.which("ctx")
+    if found and Path(found).resolve() == cli.resolve():
+        return
+    print(
+        f"The `ctx` command line is {cli}; `make cli` links it into ~/.local/bin "
+        "(or add its directory to PATH).\n"
+    )
 
 
 def main(argv: list[str]) -> int:

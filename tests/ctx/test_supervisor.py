@@ -54,7 +54,9 @@ class Launcher:
         )
         self.lines: list[str] = []
         threading.Thread(target=self._read, daemon=True).start()
-        self.url = self.wait_for(r"ctx is running at (\S+)", 180).group(1)
+        # The banner waits for every child to be ready, the web server's embedder loaded: on a
+        # loaded 2-core machine the first start took 245 s. A deadline, not a speed claim.
+        self.url = self.wait_for(r"ctx is running at (\S+)", 360).group(1)
         self.key = self.wait_for(r"^\s+(ctx_[a-z0-9]{8}_[A-Za-z0-9]{40})\s*$").group(1)
         self.wait_for(r"^ctx: ready")
 
