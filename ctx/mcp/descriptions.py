@@ -129,7 +129,8 @@ EXAMPLE: {}; {"scopes": ["acme:team"]}""",
 Count what is stored.
 WHEN: the user asks how much is stored, or whether embedding has caught up.
 WHEN NOT: listing content (use `recent` or `categories`).
-RETURNS: `stats` with blocks (live), awaiting_embedding, archived, and counts per scope and type.
+RETURNS: `stats` with blocks (live, generated digests apart in `digests`), awaiting_embedding, \
+archived, and counts per scope and type.
 EXAMPLE: {}""",
     "get_preferences": """\
 The user's standing instructions for how to answer: the prompt of their active preference \

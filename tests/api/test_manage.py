@@ -59,6 +59,16 @@ def test_it_counts_stats_and_categories(cast: Cast) -> None:
     assert cats == [{"category": "infra", "count": 2}, {"category": "food", "count": 1}]
 
 
+def test_it_counts_the_generated_digest_apart_from_the_blocks(cast: Cast) -> None:
+    cast.owner.store(category="infra", title="a")
+    cast.owner.store(category="food", title="b")
+    assert cast.owner.post("/api/digest", {})[1]["action"] == "created"
+    stats = cast.owner.post("/api/manage", {"action": "stats"})[1]["stats"]
+    assert (stats["blocks"], stats["digests"]) == (2, 1)
+    assert stats["scopes"] == {"acme:main": 2} and "digest" not in stats["types"]
+    assert stats["awaiting_embedding"] == 2
+
+
 @pytest.mark.parametrize("action", ["get", "delete", "update"])
 def test_it_hides_foreign_blocks_exactly_like_missing_ones(cast: Cast, action: str) -> None:
     foreign = cast.owner.store(title="acme secret", content="x")["id"]
