@@ -154,6 +154,8 @@ class SensitivityBlocked(CtxError):
     code = ErrorCode.SENSITIVITY_BLOCKED
 
 
+JSON_CONTENT_TYPE = "Content-Type: application/json"
+
 _DRF_MAP: list[tuple[type[Exception], ErrorCode]] = [
     (drf.ParseError, ErrorCode.INVALID_JSON),
     (drf.NotAuthenticated, ErrorCode.UNAUTHORIZED),
@@ -174,7 +176,10 @@ def _from_drf(exc: drf.APIException) -> CtxError:
     if code is ErrorCode.UNAUTHORIZED:
         return CtxError("A valid API key is required.", code=code)
     detail = exc.detail if isinstance(exc.detail, str) else None
-    return CtxError(detail or str(exc.default_detail), code=code)
+    message = str(detail or exc.default_detail)
+    if code is ErrorCode.UNSUPPORTED_MEDIA_TYPE:  # every body the API parses is JSON
+        message += f" Send the body as JSON with {JSON_CONTENT_TYPE}."
+    return CtxError(message, code=code)
 
 
 def _too_big() -> TooLarge:

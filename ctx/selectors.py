@@ -199,13 +199,20 @@ def first_for(qs: QuerySet[M], *, for_update: bool) -> M | None:
 
 
 def block_stats(principal: Principal, scope_ids: list[int]) -> dict[str, Any]:
-    live = Block.objects.in_scopes(scope_ids).filter(archived=False)
+    """Counts of the live blocks people and imports wrote; the generated digests (topic maps,
+    rebuilt by dream) are counted apart, as `recent` and search leave them out."""
+    current = Block.objects.in_scopes(scope_ids).filter(archived=False)
+    live = current.exclude(type=BlockType.DIGEST)
+    digest = Q(type=BlockType.DIGEST)
     sendable = Q(sensitivity__in=allowed_levels("embed"))
-    totals = live.aggregate(
-        blocks=Count("id"),
-        awaiting_embedding=Count("id", filter=Q(embedding__isnull=True) & sendable),
+    totals = current.aggregate(
+        blocks=Count("id", filter=~digest),
+        awaiting_embedding=Count("id", filter=Q(embedding__isnull=True) & sendable & ~digest),
         # Above the embedder's trust: never sent, so lexical-only (docs/security.md).
-        not_embedded_sensitivity=Count("id", filter=Q(embedding__isnull=True) & ~sendable),
+        not_embedded_sensitivity=Count(
+            "id", filter=Q(embedding__isnull=True) & ~sendable & ~digest
+        ),
+        digests=Count("id", filter=digest),
     )
     per_scope = dict(
         live.values_list("scope__name").annotate(n=Count("id")).values_list("scope__name", "n")

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 from django.utils import timezone
 
 from ctx import knobs, selectors
+from ctx.errors import ValidationFailed
 from ctx.ops.inputs import ChoiceParam, FloatParam, Input, IntParam, OneOf, ScopeList, Text
 from ctx.permissions import require_server_admin
 from ctx.principal import Principal
@@ -142,16 +143,29 @@ def digest_build(p: Principal, data: DigestInput) -> dict[str, Any]:
 
 
 class EgoInput(Input):
-    block: Annotated[str, Text(64, description="The block at the centre.")]
+    # `id` as in /api/manage; `block` was the first name and stays accepted.
+    id: Annotated[str | None, Text(64, required=False, description="The centre block.")] = None
+    block: Annotated[str | None, Text(64, required=False, description="Alias of `id`.")] = None
     hops: Annotated[int | None, IntParam(1, graph.MAX_HOPS)] = None
     limit: Annotated[int | None, IntParam(1, graph.MAX_NODES)] = None
     min_confidence: Annotated[float | None, FloatParam(0.0, 1.0)] = None
     link_class: Annotated[str | None, ChoiceParam(tuple(LinkClass.values))] = None
 
 
+def _centre(data: EgoInput) -> str:
+    if data.id and data.block and data.id != data.block:
+        raise ValidationFailed(
+            "Give 'id' or its alias 'block', not both.", details={"field": "block"}
+        )
+    centre = data.id or data.block
+    if not centre:
+        raise ValidationFailed("'id' is required.", details={"field": "id"})
+    return centre
+
+
 def ego_graph(p: Principal, data: EgoInput) -> dict[str, Any]:
     params = graph.EgoParams(
-        block=data.block,
+        block=_centre(data),
         hops=data.hops or 1,
         limit=data.limit or 50,
         min_confidence=data.min_confidence or 0.0,

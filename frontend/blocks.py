@@ -26,7 +26,7 @@ def _get(principal: Principal, block_id: str) -> dict[str, Any]:
 
 def _links(principal: Principal, block_id: str) -> list[dict[str, Any]]:
     """The block's direct links (the ego graph at one hop), each with the other end's title."""
-    graph = dream_ops.ego_graph(principal, dream_ops.EgoInput.parse({"block": block_id}))
+    graph = dream_ops.ego_graph(principal, dream_ops.EgoInput.parse({"id": block_id}))
     titles = {n["id"]: n for n in graph["nodes"]}
     rows = []
     for edge in graph["edges"]:

@@ -14,7 +14,7 @@ from frontend.pages import page, signed_in
 
 
 def _params(request: HttpRequest, block_id: str) -> dict[str, Any]:
-    data: dict[str, Any] = {"block": block_id, "limit": request.GET.get("limit") or "200"}
+    data: dict[str, Any] = {"id": block_id, "limit": request.GET.get("limit") or "200"}
     for name in ("hops", "min_confidence", "link_class"):
         if request.GET.get(name):
             data[name] = request.GET[name]

@@ -129,7 +129,9 @@ EXAMPLE: {}; {"scopes": ["acme:team"]}""",
 Count what is stored.
 WHEN: the user asks how much is stored, or whether embedding has caught up.
 WHEN NOT: listing content (use `recent` or `categories`).
-RETURNS: `stats` with blocks (live), awaiting_embedding, archived, and counts per scope and type.
+RETURNS: `stats` with blocks (live, generated digests apart in `digests`), awaiting_embedding, \
+archived, counts per scope and type, and `term_stats`: per large scope, when its full-text \
+document frequencies were last counted in the background and over how many blocks.
 EXAMPLE: {}""",
     "get_preferences": """\
 The user's standing instructions for how to answer: the prompt of their active preference \

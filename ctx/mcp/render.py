@@ -108,6 +108,8 @@ def stats(p: Payload) -> str:
         f"blocks: {s['blocks']} (awaiting embedding: {s['awaiting_embedding']})",
         f"archived: {s['archived']}",
     ]
+    if s.get("digests"):
+        lines.append(f"digests (generated topic maps, not counted above): {s['digests']}")
     lines += [f"scope {name}: {n}" for name, n in sorted(s.get("scopes", {}).items())]
     lines += [f"type {name}: {n}" for name, n in sorted(s.get("types", {}).items())]
     return "\n".join(lines)

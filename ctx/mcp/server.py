@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import inspect
 import logging
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -88,24 +89,47 @@ def _bare_error_text(result: HandlerResult) -> str | None:
     return "\n".join(texts) or "Invalid call."
 
 
-def _unknown_argument(params: Mapping[str, Any]) -> str | None:
+def _argument_error(params: Mapping[str, Any]) -> ValidationFailed | None:
     """The first argument the named tool does not declare (the SDK's argument model would drop
-    it silently; the HTTP API rejects an unknown field, so MCP does too)."""
+    it silently; the HTTP API rejects an unknown field, so MCP does too), else the first
+    required one missing (the SDK would answer pydantic's text with its URL): the API's
+    message naming the field either way."""
     spec = next((s for s in TOOLS if s.name == params.get("name")), None)
     arguments = params.get("arguments") or {}
     if spec is None or not isinstance(arguments, dict):
         return None
     declared = inspect.signature(spec.fn).parameters
-    return next((name for name in arguments if name not in declared), None)
+    unknown = next((name for name in arguments if name not in declared), None)
+    if unknown is not None:
+        return ValidationFailed(f"Unknown field '{unknown}'.", details={"field": unknown})
+    required = (n for n, p in declared.items() if p.default is inspect.Parameter.empty)
+    missing = next((name for name in required if name not in arguments), None)
+    if missing is not None:
+        return ValidationFailed(f"'{missing}' is required.", details={"field": missing})
+    return None
+
+
+# pydantic's report: "<n> validation error(s) for <model>", then per error the field's path on
+# one line and "  <message> [type=…]" and "For further information visit <url>" below it.
+_PYDANTIC_ERROR = re.compile(r"validation errors? for \w+\n(?P<field>[^\n]+)\n\s+(?P<msg>[^\[\n]+)")
+
+
+def _plain(text: str) -> str:
+    """An SDK error in plain words: pydantic's first finding as "'field': message.", never
+    its input dump or URL; other texts as they are."""
+    found = _PYDANTIC_ERROR.search(text)
+    if found is None:
+        return text
+    return f"'{found['field'].strip()}': {found['msg'].strip().rstrip('.')}."
 
 
 async def envelope_errors(
     ctx: ServerRequestContext[Any, Any], call_next: CallNext
 ) -> HandlerResult:
     """Give the SDK's own tool errors (bad arguments, unknown tool) the API's error envelope."""
-    unknown = _unknown_argument(ctx.params or {}) if ctx.method == "tools/call" else None
-    if unknown is not None:
-        return failure(ValidationFailed(f"Unknown field '{unknown}'.", details={"field": unknown}))
+    refused = _argument_error(ctx.params or {}) if ctx.method == "tools/call" else None
+    if refused is not None:
+        return failure(refused)
     result = await call_next(ctx)
     text = _bare_error_text(result) if ctx.method == "tools/call" else None
     if text is None:
@@ -113,7 +137,7 @@ async def envelope_errors(
     name = (ctx.params or {}).get("name")
     known = any(spec.name == name for spec in TOOLS)
     code = ErrorCode.VALIDATION_ERROR if known else ErrorCode.NOT_FOUND
-    message = text if known else f"Unknown tool: {name}."
+    message = _plain(text) if known else f"Unknown tool: {name}."
     return failure(CtxError(message, code=code))
 
 

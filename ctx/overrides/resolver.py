@@ -30,6 +30,9 @@ from ctx.errors import Unavailable
 from .models import SettingAudit, SettingOverride
 
 RELOAD_SECONDS = 1.0
+# Knobs that ctx fills itself when they are left unset, with the Django setting holding the
+# value it made: ctx/settings.py generates the secret key into the data directory.
+GENERATED = {"CTX_SECRET_KEY": "SECRET_KEY"}
 clock = time.monotonic  # replaced in tests (the clock is one of the two things tests may mock)
 
 
@@ -42,7 +45,7 @@ class Row:
 @dataclass(frozen=True)
 class Resolved:
     value: Any
-    source: str  # env | default | database | tenant
+    source: str  # env | generated | default | database | tenant
     secret_ref: str | None = None  # "tenant/scope/name" when the value comes from a secret
 
 
@@ -105,7 +108,11 @@ def pinned(name: str) -> bool:
 
 def _base(knob: Knob) -> Resolved:
     value = settings.CTX[knob.name]
-    return Resolved(value, "env" if pinned(knob.name) else "default")
+    if pinned(knob.name):
+        return Resolved(value, "env")
+    made_in = GENERATED.get(knob.name)
+    made = getattr(settings, made_in, None) if made_in and not value else None
+    return Resolved(made, "generated") if made else Resolved(value, "default")
 
 
 def _layer(row: Row, source: str, open_secrets: bool) -> Resolved:

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import uuid
+from pathlib import Path
 
 import pytest
 
@@ -57,6 +58,23 @@ def test_it_counts_stats_and_categories(cast: Cast) -> None:
     assert stats["awaiting_embedding"] == 3
     cats = cast.owner.post("/api/manage", {"action": "list-categories"})[1]["categories"]
     assert cats == [{"category": "infra", "count": 2}, {"category": "food", "count": 1}]
+
+
+def test_it_counts_the_generated_digest_apart_from_the_blocks(cast: Cast) -> None:
+    cast.owner.store(category="infra", title="a")
+    cast.owner.store(category="food", title="b")
+    assert cast.owner.post("/api/digest", {})[1]["action"] == "created"
+    stats = cast.owner.post("/api/manage", {"action": "stats"})[1]["stats"]
+    assert (stats["blocks"], stats["digests"]) == (2, 1)
+    assert stats["scopes"] == {"acme:main": 2} and "digest" not in stats["types"]
+    assert stats["awaiting_embedding"] == 2
+
+
+def test_it_documents_every_stats_field(cast: Cast) -> None:
+    stats = cast.owner.post("/api/manage", {"action": "stats"})[1]["stats"]
+    api = (Path(__file__).resolve().parents[2] / "docs" / "api.md").read_text()
+    row = next(line for line in api.splitlines() if line.startswith("| `stats` |"))
+    assert [k for k in stats if f'"{k}"' not in row] == []
 
 
 @pytest.mark.parametrize("action", ["get", "delete", "update"])

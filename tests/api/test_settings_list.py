@@ -37,6 +37,13 @@ def test_it_lists_every_knob_with_secrets_masked(cast: Cast, settings: Any) -> N
     assert rows["CTX_EMBED_MODEL"]["live"] is False
 
 
+def test_it_shows_a_generated_secret_key_as_set_and_masked(cast: Cast, settings: Any) -> None:
+    assert settings.CTX["CTX_SECRET_KEY"] == ""  # unset: ctx/settings.py made one in the data dir
+    key = _by_name(server_admin().get("/api/settings")[1])["CTX_SECRET_KEY"]
+    assert (key["value"], key["source"], key["default"]) == ("***", "generated", "")
+    assert settings.SECRET_KEY not in str(key)
+
+
 def test_a_tenant_owner_sees_its_tenants_effective_values(cast: Cast) -> None:
     admin = server_admin()
     put(admin, "CTX_RRF_K", 20)

@@ -142,6 +142,16 @@ def test_it_rejects_malformed_json(cast: Cast) -> None:
     assert snapshot() == before
 
 
+def test_it_says_which_content_type_to_send(cast: Cast) -> None:
+    resp = cast.owner.client.post(
+        "/api/store", data="title=a", content_type="text/plain", headers=cast.owner._headers()
+    )
+    error = resp.json()["error"]
+    assert resp.status_code == 415 and error["code"] == "unsupported_media_type"
+    assert "Content-Type: application/json" in error["message"]
+    assert '"text/plain"' in error["message"]
+
+
 def test_it_needs_a_key(cast: Cast) -> None:
     status, body = Api(None).post("/api/store", {"category": "a", "title": "b", "content": "c"})
     assert status == 401 and body["error"]["code"] == "unauthorized"

@@ -94,9 +94,18 @@ def test_it_rejects_out_of_range_parameters(
     assert body["error"]["code"] == "validation_error"
 
 
-def test_it_requires_the_block_parameter(cast: Cast) -> None:
+def test_it_takes_the_block_as_id_like_manage(cast: Cast, chain: dict[str, str]) -> None:
+    status, body = cast.owner.get("/api/graph/ego", id=chain["root"])
+    assert status == 200 and titles(body) == {"root": 0, "a": 1, "d": 1}
+    assert cast.owner.get("/api/graph/ego", block=chain["root"]) == (status, body)  # the alias
+    both = cast.owner.get("/api/graph/ego", id=chain["root"], block=chain["a"])
+    assert both[0] == 400 and both[1]["error"]["details"] == {"field": "block"}
+
+
+def test_it_requires_the_id_parameter(cast: Cast) -> None:
     status, body = cast.owner.get("/api/graph/ego")
-    assert status == 400 and body["error"]["details"] == {"field": "block"}
+    assert status == 400 and body["error"]["details"] == {"field": "id"}
+    assert body["error"]["message"] == "'id' is required."
 
 
 def test_it_keeps_links_within_one_scope(cast: Cast) -> None:

@@ -7,9 +7,11 @@ import asyncio
 import httpx
 import pytest
 from mcp_types import CallToolResult
+from pydantic import BaseModel, ValidationError
 
+from ctx.mcp.server import _plain
 from tests.conftest import Cast
-from tests.mcp.live import LiveServer, mcp_session
+from tests.mcp.live import LiveServer, call, mcp_session
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -43,3 +45,36 @@ def test_it_answers_an_unknown_tool_with_the_envelope(live: LiveServer, cast: Ca
     result = asyncio.run(go())
     assert result.is_error and result.structured_content is not None
     assert result.structured_content["error"]["code"] == "not_found"
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "message", "field"),
+    [
+        ("get", {}, "'id' is required.", "id"),
+        ("store", {"title": "t", "content": "c"}, "'category' is required.", "category"),
+    ],
+)
+def test_it_names_the_bad_argument_in_plain_words(
+    live: LiveServer, cast: Cast, tool: str, arguments: dict, message: str, field: str
+) -> None:
+    data, text, error = call(live, cast.owner.key or "", tool, arguments)
+    assert error and data["error"] == {
+        "code": "validation_error",
+        "message": message,
+        "details": {"field": field},
+    }
+    assert "pydantic" not in text and "http" not in text
+
+
+def test_it_puts_any_other_sdk_validation_text_in_plain_words() -> None:
+    class getArguments(BaseModel):
+        limit: int
+
+    with pytest.raises(ValidationError) as caught:
+        getArguments.model_validate({"limit": "many"})
+    text = f"Error executing tool get: {caught.value}"
+    assert "errors.pydantic.dev" in text  # what the SDK would have answered
+    assert (
+        _plain(text)
+        == "'limit': Input should be a valid integer, unable to parse string as an integer."
+    )

@@ -129,6 +129,7 @@ def _render_stats(console: Any, payload: dict[str, Any]) -> None:
             ("blocks", f"{stats.get('blocks', 0):,}"),
             ("awaiting embedding", f"{stats.get('awaiting_embedding', 0):,}"),
             ("archived", f"{stats.get('archived', 0):,}"),
+            ("digests", f"{stats.get('digests', 0):,}"),
             ("scopes", stats.get("scopes")),
             ("types", stats.get("types")),
         ],
