@@ -13,7 +13,10 @@ again. A batch's write first re-checks every block's `claim_token` under a row l
 a worker that overran its TTL writes nothing for the blocks it lost.
 
 Tenants are served round robin, one claim (batch) per turn: the tenant whose last cycle is
-oldest goes first, and the same statement stamps the served tenant.
+oldest goes first, and the same statement stamps the served tenant. A tenant counts only
+when it has a block the claim itself would take (due, unclaimed, embedded, live): five
+tenants whose due blocks lost their embedding must not fill the turn list and starve the
+tenants behind them.
 """
 
 from __future__ import annotations
@@ -36,9 +39,10 @@ FROM (SELECT coalesce((SELECT mode FROM dream_dreammode WHERE id = 1), %(default
 LEFT JOIN LATERAL (
     SELECT dt.tenant_id FROM dream_dreamtenant dt
     WHERE m.mode <> 'off' AND EXISTS (
-        SELECT 1 FROM dream_dreamstate s
+        SELECT 1 FROM dream_dreamstate s JOIN ctx_block c ON c.id = s.block_id
         WHERE s.tenant_id = dt.tenant_id AND s.next_at <= %(now)s
-          AND (s.claim_until IS NULL OR s.claim_until < %(now)s))
+          AND (s.claim_until IS NULL OR s.claim_until < %(now)s)
+          AND c.embedding IS NOT NULL AND NOT c.archived)
     ORDER BY dt.last_cycle_at NULLS FIRST, dt.tenant_id
     LIMIT 5) t ON true
 """

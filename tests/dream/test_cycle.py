@@ -13,7 +13,7 @@ from django.utils import timezone
 from ctx.models import Block
 from dream import claims, services
 from dream.cycle import run_cycle, run_cycles
-from dream.models import DreamState, Link
+from dream.models import DreamState, DreamTenant, Link
 from tests.conftest import Cast
 from tests.dream.conftest import T0, cos_mix, days, embed_as, put, settings_ctx, unit
 from tests.fake_http import FakeServer, Reply, dead_url
@@ -276,3 +276,21 @@ def test_it_discards_a_running_cycle_when_the_text_changes_under_it(cast: Cast) 
     embed_as(a, cos_mix(0.5, 0, 5))  # new text, new embedding while the cycle runs
     assert run_cycle(claim, mode="on").outcome == "lost" and Link.objects.count() == 0
     assert at(state(a).next_at) <= timezone.now()  # due again, for the new text
+
+
+def test_it_serves_a_tenant_behind_five_whose_due_blocks_cannot_be_claimed(cast: Cast) -> None:
+    # Five tenants never served yet, each with a due block that lost its embedding (a model
+    # switch): they sort first, yet have nothing to claim; acme must still get its turn.
+    from ctx.services import tenant_create
+
+    for i in range(5):
+        tenant_create(name=f"stale{i}", scopes=["main"])
+        block = put(f"stale{i}:main", f"Stale {i}", "stale", unit(a0=1.0))
+        Block.objects.filter(pk=block.pk).update(embedding=None)
+    DreamTenant.objects.filter(tenant__name__startswith="stale").update(last_cycle_at=None)
+    put("acme:main", "Acme", "acme", unit(a1=1.0))
+    DreamTenant.objects.filter(tenant=cast.acme).update(last_cycle_at=timezone.now())
+    _, claim = claims.claim_next(
+        worker="w", now=timezone.now(), ttl=timedelta(minutes=5), default_mode="on"
+    )
+    assert claim is not None and claim.source.title == "Acme"

@@ -52,7 +52,10 @@ def sign_in_by_keyboard(page: Page, live: LiveServer, key: str | None) -> None:
     assert key is not None
     page.goto(live.url + "/")
     assert page.url.startswith(live.url + "/sign-in?next=")
-    page.keyboard.type(key)  # the key field has the focus
+    # The key field takes the focus by itself (autofocus); Chromium applies it at a rendering
+    # step that may come after `load`, so wait for it rather than lose the first keystroke.
+    page.wait_for_function("() => document.activeElement?.name === 'api_key'")
+    page.keyboard.type(key)
     page.keyboard.press("Enter")
     page.wait_for_url(live.url + "/")
 
