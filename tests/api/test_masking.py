@@ -173,3 +173,10 @@ def test_it_caps_a_minted_keys_default_at_a_lower_own_ceiling(cast: Cast) -> Non
 def test_it_rejects_an_unknown_ceiling(cast: Cast) -> None:
     status, body = cast.owner.post("/api/keys", {"name": "k", "max_sensitivity": "secret"})
     assert status == 400 and body["error"]["details"] == {"field": "max_sensitivity"}, body
+
+
+def test_it_masks_credentials_in_the_changes(cast: Cast) -> None:
+    cast.owner.store(category="memory", title="Deploy key", content=SECRET_NOTE, type="fact")
+    status, changes = cast.owner.get("/api/changes", since="yesterday")
+    assert status == 200 and changes["changes"][0]["sentence"] == f"New fact: {MARK}", changes
+    assert AWS not in json.dumps(changes)
