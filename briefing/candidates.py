@@ -19,6 +19,9 @@ from typing import Any
 
 from django.db import connection
 
+from ctx import masking
+from ctx.sensitivity import PERSONAL, rank
+
 PER_TYPE = 40
 PER_PROJECT = 60
 PER_CORRECTIONS = 40
@@ -52,7 +55,8 @@ WITH recent AS (
       AND b.updated_at >= %(since)s AND b.type = ANY(%(types)s) AND {_LIVE}
     ORDER BY b.updated_at DESC LIMIT %(per_corrections)s
 )
-SELECT b.id, b.title, b.content, b.tags, b.metadata, b.type, b.quality, b.updated_at
+SELECT b.id, b.title, b.content, b.tags, b.metadata, b.type, b.quality, b.updated_at,
+       b.sensitivity
 FROM ctx_block b
 WHERE b.id IN (SELECT id FROM recent UNION SELECT id FROM named UNION SELECT id FROM corrections)
 """  # noqa: S608 - composed from constants; every value is a bound parameter
@@ -70,7 +74,15 @@ class Candidate:
     updated_at: datetime
 
 
-def fetch(scope_ids: list[int], project: str | None, now: datetime, days: int) -> list[Candidate]:
+def fetch(
+    scope_ids: list[int],
+    project: str | None,
+    now: datetime,
+    days: int,
+    ceiling: str = PERSONAL,
+) -> list[Candidate]:
+    """The candidates; a block above `ceiling` (the caller's read ceiling) comes with its
+    content as the redaction marker (ctx/masking.py), so no line can quote it."""
     params: dict[str, Any] = {
         "scopes": scope_ids,
         "types": TYPES,
@@ -85,9 +97,12 @@ def fetch(scope_ids: list[int], project: str | None, now: datetime, days: int) -
     with connection.cursor() as cur:
         cur.execute(_SQL, params)
         rows = cur.fetchall()
-    return [_row(r) for r in rows]
+    return [_row(r, ceiling) for r in rows]
 
 
-def _row(r: tuple[Any, ...]) -> Candidate:
+def _row(r: tuple[Any, ...], ceiling: str) -> Candidate:
     metadata = r[4] if isinstance(r[4], dict) else json.loads(r[4] or "{}")
-    return Candidate(str(r[0]), r[1], r[2], list(r[3] or []), metadata, r[5], r[6], r[7])
+    content = r[2]
+    if rank(r[8]) > rank(ceiling):
+        content, metadata = masking.marker(r[8]), {}
+    return Candidate(str(r[0]), r[1], content, list(r[3] or []), metadata, r[5], r[6], r[7])

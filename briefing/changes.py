@@ -21,6 +21,7 @@ from typing import Any
 
 from django.db.models import Count, Max, Q
 
+from ctx import masking
 from ctx.errors import ValidationFailed
 from ctx.models import Block, BlockType, BlockVersion
 from ctx.principal import Principal
@@ -195,20 +196,27 @@ def _afters(w: Window, page: list[Change]) -> dict[tuple[Any, int], str]:
     nexts = BlockVersion.objects.in_scopes(w.scope_ids).filter(  # a superset; filtered below
         block_id__in={b for b, _ in wanted}, version__in={n for _, n in wanted}
     )
+    shown = w.principal  # every text is masked above the caller's read ceiling
     after = {
-        (b, n - 1): content
-        for b, n, content in nexts.values_list("block_id", "version", "content")
+        (b, n - 1): masking.text(shown, level, content)
+        for b, n, content, level in nexts.values_list(
+            "block_id", "version", "content", "sensitivity"
+        )
         if (b, n) in wanted
     }
     current = Block.objects.in_scopes(w.scope_ids).filter(pk__in={r.block_id for r in rows})
-    contents = dict(current.values_list("id", "content"))
+    contents = {
+        pk: masking.text(shown, level, content)
+        for pk, content, level in current.values_list("id", "content", "sensitivity")
+    }
     for row in rows:
         after.setdefault((row.block_id, row.version), contents.get(row.block_id, ""))
     return after
 
 
-def _new_item(change: Change, before: list[Block]) -> dict[str, Any]:
+def _new_item(principal: Principal, change: Change, before: list[Block]) -> dict[str, Any]:
     block: Block = change.item["block"]
+    content = masking.text(principal, block.sensitivity, block.content)
     base = {
         "id": str(block.pk),
         "scope": block.scope.name,
@@ -217,26 +225,30 @@ def _new_item(change: Change, before: list[Block]) -> dict[str, Any]:
     }
     if before:
         old = before[0]
-        sentence = f'{block.title}: "{snippet(old.content)}" is now "{snippet(block.content)}".'
+        old_content = masking.text(principal, old.sensitivity, old.content)
+        sentence = f'{block.title}: "{snippet(old_content)}" is now "{snippet(content)}".'
         return {
             **base,
             "kind": "superseded",
             "sentence": sentence,
-            "before": {"id": str(old.pk), "content": old.content},
-            "after": {"id": str(block.pk), "content": block.content},
+            "before": {"id": str(old.pk), "content": old_content},
+            "after": {"id": str(block.pk), "content": content},
         }
     template = NEW_SENTENCE[block.type]
     sentence = template.format(
-        text=snippet(block.content or block.title), title=block.title, entity=_entity(block)
+        text=snippet(content or block.title), title=block.title, entity=_entity(block)
     )
     return {**base, "kind": f"new_{block.type}", "sentence": sentence}
 
 
-def _updated_item(change: Change, afters: dict[tuple[Any, int], str]) -> dict[str, Any]:
+def _updated_item(
+    principal: Principal, change: Change, afters: dict[tuple[Any, int], str]
+) -> dict[str, Any]:
     row: BlockVersion = change.item["version"]
-    after = afters.get((row.block_id, row.version), "")
+    after = afters.get((row.block_id, row.version), "")  # masked already (_afters)
+    content = masking.text(principal, row.sensitivity, row.content)
     if after != row.content:
-        what = f'"{snippet(row.content)}" → "{snippet(after)}"'
+        what = f'"{snippet(content)}" → "{snippet(after)}"'
     else:
         what = "its title, tags or metadata changed"
     sentence = f"{row.title} was changed by {row.replaced_by} ({row.replaced_via}): {what}."
@@ -247,7 +259,7 @@ def _updated_item(change: Change, afters: dict[tuple[Any, int], str]) -> dict[st
         "kind": "updated",
         "version": row.version,
         "sentence": sentence,
-        "before": {"version": row.version, "content": row.content},
+        "before": {"version": row.version, "content": content},
         "after": {"version": row.version + 1, "content": after},
     }
 
@@ -270,9 +282,9 @@ def describe(w: Window, page: list[Change]) -> list[dict[str, Any]]:
     items = []
     for change in page:
         if change.kind == "new":
-            item = _new_item(change, before.get(change.item["block"].pk, []))
+            item = _new_item(w.principal, change, before.get(change.item["block"].pk, []))
         elif change.kind == "updated":
-            item = _updated_item(change, afters)
+            item = _updated_item(w.principal, change, afters)
         else:
             item = _sessions_item(change)
         items.append({"at": change.at.isoformat(), **item})

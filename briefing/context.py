@@ -29,6 +29,7 @@ from typing import Any
 from briefing import tokens
 from briefing.candidates import Candidate, fetch
 from ctx.models import BlockType
+from ctx.sensitivity import PERSONAL
 
 AGENTS = ("general", "code", "meeting", "task")
 SECTIONS = ("corrections", "profile", "projects", "decisions", "tasks", "people", "facts")
@@ -73,6 +74,7 @@ class Request:
     project: str | None
     max_tokens: int
     now: datetime
+    ceiling: str = PERSONAL  # the caller's read ceiling: text above it is masked
 
 
 @dataclass
@@ -100,7 +102,7 @@ FACT_TYPES = [BlockType.FACT, BlockType.PREFERENCE, BlockType.DECISION, BlockTyp
 def candidates(req: Request) -> list[Candidate]:
     """The newest blocks of every memory type, those naming the project and the recent
     corrections (briefing/candidates.py)."""
-    return fetch(req.scope_ids, req.project, req.now, CORRECTION_DAYS)
+    return fetch(req.scope_ids, req.project, req.now, CORRECTION_DAYS, req.ceiling)
 
 
 # --- classification and scoring -----------------------------------------------------------------

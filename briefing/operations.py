@@ -81,6 +81,7 @@ def context(principal: Principal, data: ContextInput) -> p.ContextPayload:
         project=data.project or None,
         max_tokens=data.max_tokens or DEFAULT_TOKENS,
         now=timezone.now(),
+        ceiling=principal.read_ceiling,
     )
     built = cx.build(req)
     lines: list[p.ContextLine] = [

@@ -62,6 +62,17 @@ class Scope(models.Model):
         return f"{self.tenant.name}/{self.name}"
 
 
+class Sensitivity(models.TextChoices):
+    PUBLIC = "public"
+    INTERNAL = "internal"
+    PERSONAL = "personal"
+    CREDENTIALS = "credentials"
+
+
+def _choices_q(field: str, choices: type[models.TextChoices]) -> Q:
+    return Q(**{f"{field}__in": [c.value for c in choices]})
+
+
 class ApiKey(models.Model):
     """A key is `ctx_<prefix>_<secret>`; only the prefix and an HMAC of the secret are kept."""
 
@@ -79,6 +90,12 @@ class ApiKey(models.Model):
     write_scopes = models.ManyToManyField(Scope, related_name="writer_keys", blank=True)
     is_admin = models.BooleanField(default=False)
     role = models.CharField(max_length=16, choices=Role.choices, default=Role.MEMBER)
+    # The highest block sensitivity this key reads in clear; above it content, previews and
+    # snippets come back as `[redacted:<level>]` (ctx/masking.py). The default masks
+    # credentials: an agent's MCP client is itself a remote LLM.
+    max_sensitivity = models.CharField(
+        max_length=16, choices=Sensitivity.choices, default=Sensitivity.PERSONAL
+    )
     active = models.BooleanField(default=True)
     created_at = models.DateTimeField(auto_now_add=True)
     last_used_at = models.DateTimeField(null=True, blank=True)
@@ -88,6 +105,10 @@ class ApiKey(models.Model):
         constraints = [
             models.CheckConstraint(
                 condition=Q(role__in=["owner", "admin", "member"]), name="apikey_role_valid"
+            ),
+            models.CheckConstraint(
+                condition=_choices_q("max_sensitivity", Sensitivity),
+                name="apikey_max_sensitivity_valid",
             ),
         ]
 
@@ -116,17 +137,6 @@ class Lifecycle(models.TextChoices):
     SNAPSHOT = "snapshot"
     CHUNK = "chunk"
     SYNTHESIS = "synthesis"
-
-
-class Sensitivity(models.TextChoices):
-    PUBLIC = "public"
-    INTERNAL = "internal"
-    PERSONAL = "personal"
-    CREDENTIALS = "credentials"
-
-
-def _choices_q(field: str, choices: type[models.TextChoices]) -> Q:
-    return Q(**{f"{field}__in": [c.value for c in choices]})
 
 
 class ScopedQuerySet(models.QuerySet[Any]):

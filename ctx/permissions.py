@@ -11,6 +11,7 @@ refusal never says which rule failed.
 
 from __future__ import annotations
 
+from ctx import sensitivity
 from ctx.errors import Forbidden
 from ctx.principal import Principal
 
@@ -64,3 +65,19 @@ def require_can_manage_role(principal: Principal, role: str, *, is_admin: bool =
         needed = OWNER  # owners manage owners (a tenant may have several)
     if rank(principal) < needed:
         raise refuse()
+
+
+def ceiling_for_new_key(principal: Principal, wanted: str | None) -> str:
+    """The read ceiling of a key the caller mints: `wanted`, or the default (personal) but never
+    above the caller's own. Asking for more than one's own is a 403 that names the caller's
+    ceiling (its own property: nothing about anyone else)."""
+    own = principal.read_ceiling
+    if wanted is None:
+        return min(sensitivity.PERSONAL, own, key=sensitivity.rank)
+    if sensitivity.rank(wanted) > sensitivity.rank(own):
+        raise Forbidden(
+            f"A key cannot mint a key that reads more than it does: this key reads up to "
+            f"'{own}' in clear, and '{wanted}' is above that.",
+            details={"field": "max_sensitivity"},
+        )
+    return wanted

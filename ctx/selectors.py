@@ -111,6 +111,7 @@ def principal_from_key(key: ApiKey) -> Principal:
         read_scope_ids=frozenset(names.values()),
         write_scope_ids=write_ids,
         scope_names=names,
+        read_ceiling=key.max_sensitivity,
     )
 
 

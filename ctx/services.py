@@ -12,9 +12,9 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from ctx import bulk, hooks, keys, versions
+from ctx import bulk, hooks, keys, validation, versions
 from ctx.errors import FORBIDDEN_SCOPE_MESSAGE, Conflict, Forbidden, ValidationFailed
-from ctx.models import ApiKey, Block, Scope, Tenant
+from ctx.models import ApiKey, Block, Scope, Sensitivity, Tenant
 from ctx.principal import Principal
 from ctx.selectors import get_block_for
 from ctx.sensitivity import Detection, detect_block, highest
@@ -82,11 +82,14 @@ def key_create(
     write: Iterable[str] | None = None,
     is_admin: bool = False,
     role: str = ApiKey.Role.MEMBER,
+    max_sensitivity: str = Sensitivity.PERSONAL,
 ) -> tuple[ApiKey, str]:
     """Create a key; return it and the full secret, which is never shown again.
 
     With `write` unset the key may write its home scope; pass an empty list for a read-only key.
+    `max_sensitivity` is the highest block level it reads in clear (ctx/masking.py).
     """
+    validation.sensitivity({"max_sensitivity": max_sensitivity}, "max_sensitivity")
     (home_scope,) = _tenant_scopes(tenant, [home])
     write_scopes = _tenant_scopes(tenant, [home] if write is None else write)
     read_scopes = _tenant_scopes(tenant, read)
@@ -99,6 +102,7 @@ def key_create(
         home_scope=home_scope,
         is_admin=is_admin,
         role=role,
+        max_sensitivity=max_sensitivity,
     )
     key.write_scopes.set(write_scopes)
     key.read_scopes.set(read_scopes)

@@ -24,6 +24,7 @@ from ctx.errors import Conflict, NotFound, ValidationFailed
 from ctx.models import ApiKey, Block, Scope, Tenant
 from ctx.oauth.models import ApiKeyUser
 from ctx.permissions import (
+    ceiling_for_new_key,
     is_server_admin,
     require_can_manage_role,
     require_server_admin,
@@ -211,6 +212,7 @@ class KeySpec:
     read: tuple[str, ...] = ()
     write: tuple[str, ...] | None = None
     is_admin: bool = False
+    max_sensitivity: str | None = None  # None: personal, or the minter's ceiling when lower
 
 
 def key_issue(
@@ -220,6 +222,7 @@ def key_issue(
     require_tier(principal)
     target = _target_tenant(principal, tenant)
     require_can_manage_role(principal, spec.role, is_admin=spec.is_admin)
+    ceiling = ceiling_for_new_key(principal, spec.max_sensitivity)
     home = spec.home or (spec.write[0] if spec.write else f"{target.name}:main")
     key, raw = services.key_create(
         tenant=target,
@@ -229,9 +232,15 @@ def key_issue(
         write=spec.write,
         is_admin=spec.is_admin,
         role=spec.role,
+        max_sensitivity=ceiling,
     )
     log.info(
-        "key %s (%s) created in %s by %s", key.prefix, key.role, target.name, principal.key.prefix
+        "key %s (%s, reads up to %s) created in %s by %s",
+        key.prefix,
+        key.role,
+        ceiling,
+        target.name,
+        principal.key.prefix,
     )
     return key, raw
 

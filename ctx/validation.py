@@ -172,15 +172,15 @@ def block_type(data: dict[str, Any], *, default: str = BlockType.KNOWLEDGE) -> s
     return str(value)
 
 
-def sensitivity(data: dict[str, Any]) -> str | None:
+def sensitivity(data: dict[str, Any], name: str = "sensitivity") -> str | None:
     """The caller's sensitivity level, or None when not given (the detector may still raise it)."""
-    value = data.get("sensitivity")
+    value = data.get(name)
     if value is None:
         return None
     if value not in Sensitivity.values:
         raise ValidationFailed(
-            f"'sensitivity' must be one of {', '.join(Sensitivity.values)}.",
-            details={"field": "sensitivity"},
+            f"'{name}' must be one of {', '.join(Sensitivity.values)}.",
+            details={"field": name},
         )
     return str(value)
 

@@ -7,6 +7,7 @@ from collections import defaultdict
 from datetime import datetime
 from typing import Any
 
+from ctx import masking
 from ctx.models import BlockType
 from ctx.principal import Principal
 from ingest import payloads as p
@@ -50,7 +51,7 @@ def search_sessions(
             grouped[sid].append(hit)
     sessions = selectors.sessions_by_id(principal, order)
     rows = [
-        _row(sessions[sid], grouped[sid])
+        _row(principal, sessions[sid], grouped[sid])
         for sid in order
         if sid in sessions and _in_project(sessions[sid], project)
     ][:limit]
@@ -65,14 +66,15 @@ def _in_project(session: Session, project: str | None) -> bool:
     return root == name or root.replace("\\", "/").rsplit("/", 1)[-1] == name
 
 
-def _row(session: Session, hits: list[Any]) -> p.SessionHit:
+def _row(principal: Principal, session: Session, hits: list[Any]) -> p.SessionHit:
     windows: list[p.WindowHit] = [
         {
             "id": h.id,
             "score": round(h.score, 6),
             "first_index": int(h.block.metadata.get("first_index", 0)),
             "last_index": int(h.block.metadata.get("last_index", 0)),
-            "preview": preview(h.block.content),
+            # Import redacts credentials already; a window raised by hand is masked too.
+            "preview": masking.text(principal, h.block.sensitivity, preview(h.block.content)),
         }
         for h in hits
     ]

@@ -94,7 +94,7 @@ def facts_list(principal: Principal, data: FactsInput) -> p.FactListPayload:
         "count": len(page),
         "total": total,
         "offset": offset,
-        "facts": [p.fact(f, rows.get(str(f.pk), [])) for f in page],
+        "facts": [p.fact(principal, f, rows.get(str(f.pk), [])) for f in page],
     }
 
 
@@ -113,4 +113,4 @@ class FactInput(Input):
 def fact_get(principal: Principal, data: FactInput) -> p.FactPayload:
     fact = memory_selectors.get_fact_for(principal, data.id)
     rows = memory_selectors.sources_of([fact.pk])
-    return {"fact": p.fact(fact, rows.get(str(fact.pk), []))}
+    return {"fact": p.fact(principal, fact, rows.get(str(fact.pk), []))}

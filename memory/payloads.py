@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import NotRequired  # pydantic needs it below 3.12
 
-from typing_extensions import TypedDict  # pydantic (MCP output schemas) needs it below 3.12
+from typing_extensions import TypedDict
 
+from ctx import masking
+from ctx.principal import Principal
 from memory.models import Fact, Provenance
 
 
@@ -36,6 +39,7 @@ class FactRow(TypedDict):
     superseded_by: str | None
     evidence: str
     sources: list[SourceRow]
+    redacted: NotRequired[bool]  # true: value, statement, evidence and quotes are masked
 
 
 class FactPayload(TypedDict):
@@ -66,9 +70,11 @@ def source(row: Provenance) -> SourceRow:
     }
 
 
-def fact(f: Fact, rows: list[Provenance]) -> FactRow:
+def fact(principal: Principal, f: Fact, rows: list[Provenance]) -> FactRow:
+    """A fact; above the principal's read ceiling (its block's level) the value and every text
+    that states it are masked (ctx/masking.py), its subject and attribute stay."""
     block = f.block
-    return {
+    row: FactRow = {
         "id": str(f.pk),
         "scope": block.scope.name,
         "kind": f.kind,
@@ -85,3 +91,11 @@ def fact(f: Fact, rows: list[Provenance]) -> FactRow:
         "evidence": block.source_quote,
         "sources": [source(r) for r in rows],
     }
+    if not masking.masked(principal, block.sensitivity):
+        return row
+    mark = masking.marker(block.sensitivity)
+    row["value"] = row["statement"] = row["evidence"] = mark
+    row["redacted"] = True
+    for src in row["sources"]:
+        src["quote"] = mark
+    return row

@@ -14,7 +14,7 @@ from typing import Any
 
 from django.utils import timezone
 
-from ctx import knobs
+from ctx import knobs, masking
 from ctx.errors import SensitivityBlocked
 from ctx.models import Block
 from ctx.principal import Principal
@@ -281,7 +281,7 @@ def run_query(principal: Principal, params: QueryParams) -> QueryResult:
     verdict = confidence.judge(hits=len(hits), best_cosine=best, term_coverage=cover)
     answer, mode, mark = None, "retrieval", time.perf_counter()
     if params.synthesize:
-        answer, mode = _synthesize(sp.query, hits, verdict, qc.explain)
+        answer, mode = _synthesize(principal, sp.query, hits, verdict, qc.explain)
     timing["synthesis"] = _ms(mark)
     timing["total"] = _ms(started)
     result = QueryResult(
@@ -310,8 +310,10 @@ def run_query(principal: Principal, params: QueryParams) -> QueryResult:
 
 
 def _synthesize(
-    query: str, hits: list[Hit], verdict: str, explain: dict[str, Any]
+    principal: Principal, query: str, hits: list[Hit], verdict: str, explain: dict[str, Any]
 ) -> tuple[str | None, str]:
+    """The answer written from the hits; a source above the caller's read ceiling reaches the
+    LLM as its redaction marker, so the answer cannot repeat what the caller may not read."""
     llm = get_llm()
     if llm is None:
         return None, "retrieval"  # documented: no LLM configured is not an error
@@ -322,7 +324,7 @@ def _synthesize(
         synthesis.Source(
             n=i + 1,
             title=h.block.title,
-            text=h.block.content,
+            text=masking.text(principal, h.block.sensitivity, h.block.content),
             date=_date(h),
             sensitivity=h.block.sensitivity,
         )

@@ -355,6 +355,11 @@ def _manage_commands(sub: Subparsers) -> None:
     create.add_argument("--write", action="append", help="writable scopes (default: the home)")
     create.add_argument("--read-only", action="store_true", help="no writable scope at all")
     create.add_argument("--admin", action="store_true", help="server admin (server admins only)")
+    create.add_argument(
+        "--max-sensitivity",
+        choices=("public", "internal", "personal", "credentials"),
+        help="highest block level it reads in clear (default personal; never above your key's)",
+    )
     listing = _add(keys, "list", "keys:keys_list", "keys with role, scopes and last use")
     for parser in (create, listing):
         parser.add_argument("--tenant", help="another tenant (server admins only)")

@@ -254,7 +254,7 @@ class KeyAddForm(KeyScopesForm):
 
     class Meta:
         model = ApiKey
-        fields = ("name", "role", "is_admin")
+        fields = ("name", "role", "is_admin", "max_sensitivity")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -284,6 +284,7 @@ class KeyAddForm(KeyScopesForm):
             "home_scope": _names(principal, target, [home])[0] if home else None,
             "read_scopes": _names(principal, target, data["read_scopes"]),
             "write_scopes": write if (write or data.get("read_only")) else None,
+            "max_sensitivity": data.get("max_sensitivity") or None,
         }
         return ops.key_create(principal, ops.KeyCreateInput.parse(raw))
 
@@ -344,6 +345,7 @@ class ApiKeyAdmin(OperatorAdmin):
         "home_scope",
         "role",
         "is_admin",
+        "max_sensitivity",
         "active",
         "last_used_at",
     )
@@ -356,6 +358,7 @@ class ApiKeyAdmin(OperatorAdmin):
         "tenant",
         "role",
         "is_admin",
+        "max_sensitivity",
         "active",
         "created_at",
         "last_used_at",
@@ -382,6 +385,7 @@ class ApiKeyAdmin(OperatorAdmin):
                 "read_scopes",
                 "write_scopes",
                 "read_only",
+                "max_sensitivity",
             ]
             return (
                 fields

@@ -59,7 +59,9 @@ Read one block in full by its id.
 WHEN: a result of `query`, `search` or `recent` looks relevant and you need all of it.
 WHEN NOT: you have no id yet (use `search` or `query`).
 RETURNS: `block` with content, category, title, scope, tags, metadata, type, valid_from, \
-valid_to, superseded_by and timestamps. A missing, archived or unreadable id gives not_found.
+valid_to, superseded_by and timestamps. A missing, archived or unreadable id gives not_found. \
+Content above this key's read ceiling is `[redacted:<level>]` with `redacted: true` and a \
+`hint`: only a key made to read that level shows it (tell the user; retrying cannot).
 EXAMPLE: {"id": "3f1c2a9e-5b7d-4c1e-9a0b-2d4e6f8a1c3e"}""",
     "recent": """\
 List the most recently updated blocks.

@@ -132,7 +132,7 @@ class GetInput(Input):
 
 
 def get(principal: Principal, data: GetInput) -> p.BlockPayload:
-    return {"block": p.full(selectors.get_block_for(principal, data.id))}
+    return {"block": p.full(principal, selectors.get_block_for(principal, data.id))}
 
 
 def chain(principal: Principal, data: GetInput) -> p.ChainPayload:
@@ -177,7 +177,7 @@ class UpdateInput(Input):
 
 def update(principal: Principal, data: UpdateInput) -> p.UpdatePayload:
     block = services.block_update(principal=principal, block_id=data.id, fields=data.fields.given())
-    return {"action": "updated", "block": p.full(block)}
+    return {"action": "updated", "block": p.full(principal, block)}
 
 
 def delete(principal: Principal, data: GetInput) -> p.DeletePayload:
@@ -188,7 +188,7 @@ def delete(principal: Principal, data: GetInput) -> p.DeletePayload:
 def restore(principal: Principal, data: GetInput) -> p.RestorePayload:
     """An archived block back in search, its derived fields recomputed, re-embedding queued."""
     block = services.block_restore(principal=principal, block_id=data.id)
-    return {"action": "restored", "block": p.full(block)}
+    return {"action": "restored", "block": p.full(principal, block)}
 
 
 class ScopesInput(Input):
@@ -205,7 +205,8 @@ class RecentInput(ScopesInput):
 
 def recent(principal: Principal, data: RecentInput) -> p.ListPayload:
     scope_ids = selectors.readable_scope_ids(principal, data.names())
-    rows = [p.summary(b) for b in selectors.recent_blocks(principal, scope_ids, data.limit)]
+    blocks = selectors.recent_blocks(principal, scope_ids, data.limit)
+    rows = [p.summary(principal, b) for b in blocks]
     return {"count": len(rows), "results": rows}
 
 
@@ -275,6 +276,6 @@ def list_blocks(principal: Principal, data: ListInput) -> p.PagePayload:
     more = len(rows) > limit
     return {
         "count": len(page),
-        "results": [p.summary(b) for b in page],
+        "results": [p.summary(principal, b) for b in page],
         "next_cursor": encode_cursor(page[-1]) if more else None,
     }

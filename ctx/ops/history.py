@@ -6,11 +6,11 @@ made it; these operations read that history and restore a version as a new chang
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NotRequired
 
 from typing_extensions import TypedDict
 
-from ctx import selectors, services, versions
+from ctx import masking, selectors, services, versions
 from ctx.models import Block, BlockVersion
 from ctx.ops import payloads as p
 from ctx.ops.inputs import BlockId, Input, IntParam
@@ -36,6 +36,7 @@ class Version(TypedDict):
     replaced_at: str  # when a change replaced it
     replaced_by: str  # the name of the key that changed it
     replaced_via: str  # http | cli | mcp | admin | web | task | system
+    redacted: NotRequired[bool]  # true: content and metadata masked for this key (ctx/masking.py)
 
 
 class Current(TypedDict):
@@ -77,14 +78,16 @@ class VersionInput(Input):
     version: Annotated[int, IntParam(1, MAX_VERSION, description="The version to bring back.")]
 
 
-def _version(row: BlockVersion) -> Version:
-    return {
+def _version(principal: Principal, row: BlockVersion) -> Version:
+    """One earlier version, masked at its own level above the principal's read ceiling."""
+    level = row.sensitivity
+    version: Version = {
         "version": row.version,
         "category": row.category,
         "title": row.title,
-        "content": row.content,
+        "content": masking.text(principal, level, row.content),
         "tags": list(row.tags),
-        "metadata": row.metadata,
+        "metadata": masking.metadata(principal, level, row.metadata),
         "type": row.type,
         "valid_from": row.valid_from.isoformat() if row.valid_from else None,
         "valid_to": row.valid_to.isoformat() if row.valid_to else None,
@@ -94,6 +97,9 @@ def _version(row: BlockVersion) -> Version:
         "replaced_by": row.replaced_by,
         "replaced_via": row.replaced_via,
     }
+    if masking.masked(principal, level):
+        version["redacted"] = True
+    return version
 
 
 def _current(block: Block, total: int, latest: BlockVersion | None) -> Current:
@@ -121,7 +127,7 @@ def history(principal: Principal, data: HistoryInput) -> HistoryPayload:
         "title": block.title,
         "current": _current(block, total, newest),
         "count": len(page),
-        "versions": [_version(r) for r in page],
+        "versions": [_version(principal, r) for r in page],
         "next_before": page[-1].version if len(rows) > limit else None,
     }
 
@@ -135,5 +141,5 @@ def restore_version(principal: Principal, data: VersionInput) -> RestoreVersionP
         "action": "restored",
         "restored_version": data.version,
         "current_version": versions.count_of(block) + 1,
-        "block": p.full(block),
+        "block": p.full(principal, block),
     }

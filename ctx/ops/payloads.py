@@ -12,7 +12,9 @@ from typing import Any, Literal, NotRequired
 from django.utils import timezone
 from typing_extensions import TypedDict  # pydantic (MCP output schemas) needs it below 3.12
 
+from ctx import masking
 from ctx.models import Block
+from ctx.principal import Principal
 from retrieval.search import preview
 
 
@@ -26,6 +28,7 @@ class BlockSummary(TypedDict):
     type: str
     updated_at: str
     score: NotRequired[float]
+    redacted: NotRequired[bool]  # true: the preview is `[redacted:<level>]` (ctx/masking.py)
 
 
 class BlockFull(TypedDict):
@@ -48,6 +51,8 @@ class BlockFull(TypedDict):
     sensitivity: str
     created_at: str
     updated_at: str
+    redacted: NotRequired[bool]  # true: content, metadata and hash are masked for this key
+    hint: NotRequired[str]  # with redacted: how to read the block in clear
 
 
 class Source(TypedDict):
@@ -64,6 +69,7 @@ class Source(TypedDict):
     tags: list[str]
     type: str
     metadata: dict[str, Any]
+    redacted: NotRequired[bool]
 
 
 class QueryPayload(TypedDict):
@@ -168,18 +174,32 @@ def age_days(block: Block, now: datetime | None = None) -> float:
     return round(((now or timezone.now()) - reference).total_seconds() / 86400, 2)
 
 
-def summary(block: Block, score: float | None = None) -> BlockSummary:
-    return {
+def summary(principal: Principal, block: Block, score: float | None = None) -> BlockSummary:
+    """A block in a listing; its preview masked above the principal's read ceiling."""
+    row: BlockSummary = {
         "id": str(block.pk),
         "scope": block.scope.name,
         "category": block.category,
         "title": block.title,
-        "preview": preview(block.content),
+        "preview": preview_for(principal, block),
         "tags": list(block.tags),
         "type": block.type,
         "updated_at": block.updated_at.isoformat(),
-        **({"score": round(score, 6)} if score is not None else {}),  # type: ignore[typeddict-item]
     }
+    if score is not None:
+        row["score"] = round(score, 6)
+    return flag_masked(principal, block, row)
+
+
+def preview_for(principal: Principal, block: Block) -> str:
+    return masking.text(principal, block.sensitivity, preview(block.content))
+
+
+def flag_masked(principal: Principal, block: Block, row: Any) -> Any:
+    """`row` with `redacted: true` when the principal reads the block masked."""
+    if masking.masked(principal, block.sensitivity):
+        row["redacted"] = True
+    return row
 
 
 def chain_link(block: Block) -> ChainLink:
@@ -193,25 +213,32 @@ def chain_link(block: Block) -> ChainLink:
     }
 
 
-def full(block: Block) -> BlockFull:
-    return {
+def full(principal: Principal, block: Block) -> BlockFull:
+    """The whole block; above the principal's read ceiling its content, metadata and content
+    hash are masked, with `redacted` and a `hint` saying which key reads it."""
+    level = block.sensitivity
+    payload: BlockFull = {
         "id": str(block.pk),
         "scope": block.scope.name,
         "category": block.category,
         "title": block.title,
-        "content": block.content,
+        "content": masking.text(principal, level, block.content),
         "tags": list(block.tags),
-        "metadata": block.metadata,
+        "metadata": masking.metadata(principal, level, block.metadata),
         "type": block.type,
         "lifecycle": block.lifecycle,
-        "content_hash": block.content_hash,
+        "content_hash": masking.text(principal, level, block.content_hash),
         "superseded_by": str(block.superseded_by_id) if block.superseded_by_id else None,
         "valid_from": _iso(block.valid_from),
         "valid_to": _iso(block.valid_to),
         "source_time": _iso(block.source_time),
         "embedded": block.embedding is not None,
         "quality": block.quality,
-        "sensitivity": block.sensitivity,
+        "sensitivity": level,
         "created_at": block.created_at.isoformat(),
         "updated_at": block.updated_at.isoformat(),
     }
+    if masking.masked(principal, level):
+        payload["redacted"] = True
+        payload["hint"] = masking.hint(principal, level)
+    return payload

@@ -6,6 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, Field
 
+from ctx import masking
 from ctx import validation as v
 from ctx.errors import ValidationFailed
 from ctx.ops import payloads as p
@@ -25,7 +26,6 @@ from ctx.ops.inputs import (
 from ctx.principal import Principal
 from retrieval import lexical
 from retrieval.query import QueryParams, QueryResult, run_query
-from retrieval.search import preview
 from retrieval.stages import registry
 
 
@@ -64,7 +64,7 @@ class SearchInput(Input):
 def search(principal: Principal, data: SearchInput) -> p.SearchPayload:
     params = data.params()
     hits = lexical.search(principal, params)
-    rows = [p.summary(h.block, h.relevance) for h in hits if h.block is not None]
+    rows = [p.summary(principal, h.block, h.relevance) for h in hits if h.block is not None]
     return {"query": params.query, "count": len(rows), "results": rows}
 
 
@@ -108,16 +108,16 @@ class QueryInput(SearchInput):
 
 
 def query(principal: Principal, data: QueryInput) -> p.QueryPayload:
-    return query_payload(run_query(principal, data.query_params()))
+    return query_payload(principal, run_query(principal, data.query_params()))
 
 
-def query_payload(result: QueryResult) -> p.QueryPayload:
+def query_payload(principal: Principal, result: QueryResult) -> p.QueryPayload:
     payload: p.QueryPayload = {
         "query": result.query,
         "mode": "synthesis" if result.mode == "synthesis" else "retrieval",
         "answer": result.answer,
         "confidence": result.confidence,
-        "sources": [_source(i + 1, h, result) for i, h in enumerate(result.hits)],
+        "sources": [_source(principal, i + 1, h, result) for i, h in enumerate(result.hits)],
         "timing_ms": result.timing_ms,
     }
     if result.explain is not None:
@@ -125,11 +125,12 @@ def query_payload(result: QueryResult) -> p.QueryPayload:
     return payload
 
 
-def _source(n: int, hit: Any, result: QueryResult) -> p.Source:
+def _source(principal: Principal, n: int, hit: Any, result: QueryResult) -> p.Source:
     """One cited source; the filters keep every hit inside the caller's readable scopes, so
-    its scope name is known without a join (the block's own scope row is the fallback)."""
+    its scope name is known without a join (the block's own scope row is the fallback).
+    Masked above the principal's read ceiling like every block payload."""
     block = hit.block
-    return {
+    source: p.Source = {
         "n": n,
         "id": hit.id,
         "scope": result.scope_names.get(block.scope_id) or block.scope.name,
@@ -137,8 +138,9 @@ def _source(n: int, hit: Any, result: QueryResult) -> p.Source:
         "category": block.category,
         "score": hit.relevance,
         "age_days": p.age_days(block, result.now),
-        "preview": preview(block.content),
+        "preview": p.preview_for(principal, block),
         "tags": list(block.tags),
         "type": block.type,
-        "metadata": block.metadata,
+        "metadata": masking.metadata(principal, block.sensitivity, block.metadata),
     }
+    return p.flag_masked(principal, block, source)

@@ -13,7 +13,7 @@ from pydantic import Field
 from typing_extensions import TypedDict
 
 from ctx import services, tenancy
-from ctx.models import ApiKey, Tenant
+from ctx.models import ApiKey, Sensitivity, Tenant
 from ctx.oauth import clients
 from ctx.ops.inputs import Flag, Input, OneOf, OptionalTenant, ScopeList, TenantName, Text
 from ctx.permissions import require_tier
@@ -123,6 +123,7 @@ class KeySummary(TypedDict):
     home_scope: str
     read_scopes: list[str]
     write_scopes: list[str]
+    max_sensitivity: str  # the highest block level the key reads in clear
     active: bool
     created_at: str | None
     last_used_at: str | None
@@ -140,6 +141,7 @@ def key_summary(key: ApiKey) -> KeySummary:
         "home_scope": key.home_scope.name,
         "read_scopes": sorted(s.name for s in key.read_scopes.all()),
         "write_scopes": sorted(s.name for s in key.write_scopes.all()),
+        "max_sensitivity": key.max_sensitivity,
         "active": key.active,
         "created_at": _iso(key.created_at),
         "last_used_at": _iso(key.last_used_at),
@@ -169,6 +171,15 @@ class KeyCreateInput(Input):
     write_scopes: ScopeList | None = None
     is_admin: Flag = False
     tenant: OptionalTenant = None
+    max_sensitivity: Annotated[
+        str | None,
+        OneOf(
+            tuple(Sensitivity.values),
+            description="The highest block sensitivity the key reads in clear; above it "
+            "content comes back as [redacted:<level>]. Default personal (never above the "
+            "caller's own).",
+        ),
+    ] = None
 
     def spec(self) -> tenancy.KeySpec:
         write = None if self.write_scopes is None else tuple(self.write_scopes)
@@ -179,6 +190,7 @@ class KeyCreateInput(Input):
             read=tuple(self.read_scopes),
             write=write,
             is_admin=self.is_admin,
+            max_sensitivity=self.max_sensitivity,
         )
 
 

@@ -226,6 +226,19 @@ def test_it_synthesizes_over_credentials_when_the_llm_is_trusted(
     assert status == 200 and body["mode"] == "synthesis", body
 
 
+def test_it_hands_the_llm_only_the_redaction_marker_of_a_block_the_key_reads_masked(
+    cast: Cast, remote_llm: FakeServer, settings: Any
+) -> None:
+    """A trusted LLM still must not write the secret into the answer of a key that reads the
+    block masked (ceiling personal): it sees what the key would see."""
+    _configure(settings, CTX_LLM_TRUST="credentials")
+    cast.owner.store(category="infra", title="Deploy key", content=SECRET_NOTE)
+    indexing.embed_pending(limit=50)
+    status, body = _synthesize(cast, "which access key does the staging deploy use?")
+    assert status == 200 and body["mode"] == "synthesis", body
+    assert AWS not in _sent(remote_llm) and "[redacted:credentials]" in _sent(remote_llm)
+
+
 def test_it_does_not_send_a_query_holding_a_secret_for_synthesis(
     cast: Cast, remote_llm: FakeServer
 ) -> None:

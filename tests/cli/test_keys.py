@@ -63,3 +63,16 @@ def test_it_deletes_a_key_as_revoke_does(cli: Cli) -> None:
     run = cli("keys", "delete", made["prefix"])
     assert run.returncode == 0 and run.json()["action"] == "revoked", run.stderr
     assert Api(made["key"]).get("/api/whoami")[0] == 401
+
+
+def test_it_creates_a_key_with_a_lower_read_ceiling(cli: Cli, live_cast: Cast) -> None:
+    made = cli("keys", "create", "agent", "--max-sensitivity", "internal").json()
+    assert made["max_sensitivity"] == "internal"
+    stored = live_cast.owner.store(content="Anna prefers Tuesdays.", sensitivity="personal")
+    body = Api(made["key"]).post("/api/manage", {"action": "get", "id": stored["id"]})[1]
+    assert body["block"]["content"] == "[redacted:personal]"
+
+
+def test_it_reports_a_ceiling_above_the_callers_own(cli: Cli, live_cast: Cast) -> None:
+    run = cli("keys", "create", "vault", "--max-sensitivity", "credentials")
+    assert run.returncode == 1 and "'personal'" in run.stderr

@@ -118,3 +118,21 @@ def test_it_lists_what_each_key_reads_and_writes(capsys: pytest.CaptureFixture[s
     call_command("keys", "list")
     line = next(x for x in capsys.readouterr().out.splitlines() if " r " in x)
     assert "reads=acme:main,acme:team writes=acme:main" in line
+
+
+def test_it_creates_a_key_that_reads_credentials_in_clear(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    call_command("tenant_create", "acme")
+    for ceiling in ([], ["--max-sensitivity", "credentials"]):
+        call_command("keys", "create", "--tenant", "acme", "--home", "acme:main", *ceiling)
+    default, vault = [
+        line for line in capsys.readouterr().out.strip().splitlines() if line.startswith("ctx_")
+    ][-2:]
+    note = "The staging deploy uses access key " + "AKIA" + "IOSFODNN7EXAMPLE" + "."
+    stored = Api(default).store(category="infra", title="Deploy key", content=note)
+    get = {"action": "get", "id": stored["id"]}
+    assert Api(default).post("/api/manage", get)[1]["block"]["content"] == "[redacted:credentials]"
+    assert Api(vault).post("/api/manage", get)[1]["block"]["content"] == note
+    call_command("keys", "list")
+    assert "max=credentials" in capsys.readouterr().out

@@ -17,7 +17,9 @@ def _tenant_query(args: argparse.Namespace) -> str:
 def _render_created(console: Any, payload: dict[str, Any]) -> None:
     console.print(
         f"created key [bold]{escape(payload['name'])}[/] ({payload['prefix']}…) in "
-        f"{escape(payload['tenant'])}, role {payload['role']}, home {escape(payload['home_scope'])}"
+        f"{escape(payload['tenant'])}, role {payload['role']}, "
+        f"home {escape(payload['home_scope'])}, "
+        f"reads up to {payload.get('max_sensitivity', 'personal')} in clear"
     )
     console.print("the key is shown once; store it now:")
     console.out(payload["key"], highlight=False)
@@ -33,6 +35,7 @@ def keys_create(args: argparse.Namespace, app: App) -> int:
             "read_scopes": split_list(args.read),
             "is_admin": args.admin,
             "tenant": args.tenant,
+            "max_sensitivity": args.max_sensitivity,
         }
     )
     if write is not None:
@@ -50,6 +53,7 @@ def _row(key: dict[str, Any]) -> list[Any]:
         key["home_scope"],
         ", ".join(key.get("read_scopes") or []) or "—",
         ", ".join(key.get("write_scopes") or []) or "—",
+        key.get("max_sensitivity") or "—",
         "active" if key.get("active") else "revoked",
         (key.get("last_used_at") or "never")[:19],
     ]
@@ -57,7 +61,10 @@ def _row(key: dict[str, Any]) -> list[Any]:
 
 def keys_list(args: argparse.Namespace, app: App) -> int:
     payload = app.client().get("/api/keys" + _tenant_query(args))
-    columns = ["prefix", "name", "role", "home", "reads", "writes", "state", "last used"]
+    columns = [
+        *("prefix", "name", "role", "home", "reads", "writes"),
+        *("in clear", "state", "last used"),
+    ]
     rows = [_row(k) for k in payload.get("keys", [])]
     app.out.emit(payload, lambda c, p: table(c, columns, rows))
     return 0

@@ -6,7 +6,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from ctx import services
 from ctx.errors import CtxError
-from ctx.models import ApiKey, Tenant
+from ctx.models import ApiKey, Sensitivity, Tenant
 
 
 class Command(BaseCommand):
@@ -30,6 +30,13 @@ class Command(BaseCommand):
         )
         create.add_argument("--admin", action="store_true")
         create.add_argument("--role", default="member", choices=["owner", "admin", "member"])
+        create.add_argument(
+            "--max-sensitivity",
+            default=Sensitivity.PERSONAL,
+            choices=Sensitivity.values,
+            help="the highest block level it reads in clear (default personal: credentials "
+            "come back as [redacted:credentials])",
+        )
         lst = sub.add_parser("list")
         lst.add_argument("--tenant")
         revoke = sub.add_parser("revoke")
@@ -55,10 +62,12 @@ class Command(BaseCommand):
             write=[] if opts["read_only"] else opts["write"],
             is_admin=opts["admin"],
             role=opts["role"],
+            max_sensitivity=opts["max_sensitivity"],
         )
         self.stderr.write(
             f"created API key '{key.name}' (ctx_{key.prefix}_…) in tenant {tenant.name}, "
-            f"role {key.role}, home {key.home_scope.name}, {_scopes(key)}. "
+            f"role {key.role}, home {key.home_scope.name}, {_scopes(key)}, "
+            f"reads up to {key.max_sensitivity}. "
             "It is shown once; store it now:"
         )
         self.stdout.write(raw)
@@ -77,7 +86,8 @@ class Command(BaseCommand):
             admin = " admin" if k.is_admin else ""
             self.stdout.write(
                 f"ctx_{k.prefix}_…  {k.tenant.name:<16} {k.name:<20} "
-                f"home={k.home_scope.name} {k.role}{admin} {state} used={used} {_scopes(k)}"
+                f"home={k.home_scope.name} {k.role}{admin} {state} used={used} {_scopes(k)} "
+                f"max={k.max_sensitivity}"
             )
 
     def _revoke(self, opts: dict[str, Any]) -> None:
