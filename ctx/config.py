@@ -221,3 +221,14 @@ def masked(values: Mapping[str, Any]) -> dict[str, Any]:
         knob = KNOBS_BY_NAME.get(name)
         out[name] = mask(value) if knob and knob.secret else value
     return out
+
+
+def machine_time_zone() -> str:
+    """The machine's IANA zone (TZ, /etc/timezone, /etc/localtime: tzlocal reads them as the
+    C library does), UTC when none is known. A server in Tokyo reads "yesterday" in Tokyo."""
+    import tzlocal  # here: only settings asks, once
+
+    try:
+        return tzlocal.get_localzone_name() or "UTC"
+    except Exception:  # an unreadable or nonsensical local setting: UTC, never a failed start
+        return "UTC"

@@ -49,7 +49,12 @@ KNOBS: tuple[Knob, ...] = (
         bounds=(0, 65535),
     ),
     knob("CTX_WORKERS", "int", 2, "Celery worker processes started by `make run`.", bounds=(0, 64)),
-    knob("CTX_TIME_ZONE", "str", "Europe/Berlin", "Time zone for temporal expressions."),
+    knob(
+        "CTX_TIME_ZONE",
+        "str",
+        "",
+        "Time zone for temporal expressions (IANA name); unset = the machine's zone, else UTC.",
+    ),
     knob(
         "CTX_DB_CONN_MAX_AGE",
         "int",

@@ -162,7 +162,7 @@ CELERY_BEAT_SCHEDULE = {
 }
 
 LANGUAGE_CODE = "en-us"
-TIME_ZONE = CTX["CTX_TIME_ZONE"]
+TIME_ZONE = CTX["CTX_TIME_ZONE"] or config.machine_time_zone()
 USE_I18N = False
 USE_TZ = True
 STATIC_URL = "static/"

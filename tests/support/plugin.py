@@ -22,6 +22,8 @@ def pytest_load_initial_conftests(early_config: Any, parser: Any, args: list[str
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     os.environ["CTX_TESTING"] = "1"
+    # The temporal fixtures are written in Berlin time; the product default is the machine zone.
+    os.environ.setdefault("CTX_TIME_ZONE", "Europe/Berlin")
     if os.environ.get("DATABASE_URL") and os.environ.get("REDIS_URL"):
         return
     from ctx.runtime import embedded
