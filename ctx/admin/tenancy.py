@@ -267,6 +267,8 @@ class KeyAddForm(KeyScopesForm):
         self.fields[
             "home_scope"
         ].help_text = "Default: the first writable scope, else <tenant>:main."
+        # Left out, the key gets the model's default ceiling (personal), as over the API.
+        self.fields["max_sensitivity"].required = False
 
     def operate(self, principal: Principal) -> Any:
         data = self.cleaned_data
