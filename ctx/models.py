@@ -258,6 +258,23 @@ class Block(models.Model):
             # The context briefing's sections (facts, decisions, tasks, entities) newest first
             # per type: without it each section walked the scope's transcript windows too.
             models.Index(fields=["scope", "type", "updated_at"], name="block_scope_type_updated"),
+            # Counts for stats and the web UI's home page (per scope, type, category, archived,
+            # sensitivity; embedded or not) read these indexes alone (index-only scans): the
+            # same counts over the table's rows took 100-400 ms each at 100k blocks, ~20 ms here.
+            models.Index(
+                fields=["scope", "archived", "type", "category", "sensitivity"],
+                name="block_counts",
+            ),
+            models.Index(
+                fields=["scope", "type", "sensitivity"],
+                condition=Q(embedding__isnull=True, archived=False),
+                name="block_unembedded",
+            ),
+            models.Index(
+                fields=["scope", "type", "id"],
+                condition=Q(embedding__isnull=False, archived=False),
+                name="block_embedded",
+            ),
             # Its corrections of the last 7 days (metadata.corrects): few rows, always included.
             models.Index(
                 fields=["scope", "updated_at"],

@@ -201,24 +201,38 @@ def first_for(qs: QuerySet[M], *, for_update: bool) -> M | None:
 
 def block_stats(principal: Principal, scope_ids: list[int]) -> dict[str, Any]:
     """Counts of the live blocks people and imports wrote; the generated digests (topic maps,
-    rebuilt by dream) are counted apart, as `recent` and search leave them out."""
-    current = Block.objects.in_scopes(scope_ids).filter(archived=False)
-    live = current.exclude(type=BlockType.DIGEST)
-    digest = Q(type=BlockType.DIGEST)
-    sendable = Q(sensitivity__in=allowed_levels("embed"))
-    totals = current.aggregate(
-        blocks=Count("id", filter=~digest),
-        awaiting_embedding=Count("id", filter=Q(embedding__isnull=True) & sendable & ~digest),
+    rebuilt by dream) are counted apart, as `recent` and search leave them out.
+
+    Each count is shaped so an index answers it alone (block_counts, block_unembedded): COUNT(*)
+    grouped by indexed columns, the embedding tested only as those partial indexes' predicate."""
+    live = Block.objects.in_scopes(scope_ids).filter(archived=False)
+    grouped = live.values_list("scope_id", "type").annotate(n=Count("*")).order_by()
+    per_scope: dict[str, int] = {}
+    per_type: dict[str, int] = {}
+    digests = 0
+    names = dict(Scope.objects.filter(id__in=scope_ids).values_list("id", "name"))
+    for scope_id, block_type, n in grouped:
+        if block_type == BlockType.DIGEST:
+            digests += n
+            continue
+        name = names[scope_id]
+        per_scope[name] = per_scope.get(name, 0) + n
+        per_type[block_type] = per_type.get(block_type, 0) + n
+    unembedded = (
+        live.filter(embedding__isnull=True)
+        .exclude(type=BlockType.DIGEST)
+        .values_list("sensitivity")
+        .annotate(n=Count("*"))
+        .order_by()
+    )
+    sendable = set(allowed_levels("embed"))
+    totals = {
+        "blocks": sum(per_type.values()),
+        "awaiting_embedding": sum(n for level, n in unembedded if level in sendable),
         # Above the embedder's trust: never sent, so lexical-only (docs/security.md).
-        not_embedded_sensitivity=Count(
-            "id", filter=Q(embedding__isnull=True) & ~sendable & ~digest
-        ),
-        digests=Count("id", filter=digest),
-    )
-    per_scope = dict(
-        live.values_list("scope__name").annotate(n=Count("id")).values_list("scope__name", "n")
-    )
-    per_type = dict(live.values_list("type").annotate(n=Count("id")).values_list("type", "n"))
+        "not_embedded_sensitivity": sum(n for level, n in unembedded if level not in sendable),
+        "digests": digests,
+    }
     archived = Block.objects.in_scopes(scope_ids).filter(archived=True).count()
     # Large scopes' full-text document frequencies: when and over how many blocks counted.
     counted = Scope.objects.filter(id__in=scope_ids, term_stats_at__isnull=False)
@@ -269,7 +283,7 @@ def categories(principal: Principal, scope_ids: list[int]) -> list[dict[str, Any
         Block.objects.in_scopes(scope_ids)
         .filter(archived=False)
         .values("category")
-        .annotate(count=Count("id"))
+        .annotate(count=Count("*"))  # COUNT(*): block_counts answers it alone
         .order_by("-count", "category")
     )
     return [{"category": r["category"], "count": r["count"]} for r in rows]

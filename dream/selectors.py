@@ -64,14 +64,19 @@ SELECT d.level, count(*) FROM dream_dreamstate d JOIN ctx_block b ON b.id = d.bl
 WHERE d.scope_id = ANY(%(scopes)s) AND NOT b.archived GROUP BY d.level ORDER BY d.level
 """
 
-_PENDING = """
-SELECT
-  count(*) FILTER (
-      WHERE b.embedding IS NULL AND b.sensitivity = ANY(%(sendable)s)) AS awaiting_embedding,
-  count(*) FILTER (WHERE b.embedding IS NOT NULL AND NOT EXISTS (
-      SELECT 1 FROM dream_dreamstate d WHERE d.block_id = b.id)) AS unscheduled
-FROM ctx_block b
+# Two statements, each answered by one partial index alone (block_unembedded, block_embedded:
+# the embedding is tested only as their predicate): one statement over the rows with
+# `embedding IS [NOT] NULL` in a FILTER read every block's row (~280 ms at 100k blocks).
+_AWAITING = """
+SELECT count(*) FROM ctx_block b
 WHERE b.scope_id = ANY(%(scopes)s) AND NOT b.archived AND b.type <> 'digest'
+  AND b.embedding IS NULL AND b.sensitivity = ANY(%(sendable)s)
+"""
+_UNSCHEDULED = """
+SELECT count(*) FROM ctx_block b
+WHERE b.scope_id = ANY(%(scopes)s) AND NOT b.archived AND b.type <> 'digest'
+  AND b.embedding IS NOT NULL
+  AND NOT EXISTS (SELECT 1 FROM dream_dreamstate d WHERE d.block_id = b.id)
 """
 
 
@@ -83,8 +88,10 @@ def queue_stats(scope_ids: list[int], *, now: datetime) -> dict[str, Any]:
     with connection.cursor() as cur:
         cur.execute(_STATS, params)
         pickable, cooldown, claimed, never, failing, cycles = cur.fetchone()
-        cur.execute(_PENDING, params)
-        awaiting, unscheduled = cur.fetchone()
+        cur.execute(_AWAITING, params)
+        (awaiting,) = cur.fetchone()
+        cur.execute(_UNSCHEDULED, params)
+        (unscheduled,) = cur.fetchone()
         cur.execute(_LEVELS, params)
         levels = {str(level): n for level, n in cur.fetchall()}
     return {
