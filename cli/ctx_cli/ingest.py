@@ -2,8 +2,12 @@
 
 A note is split at its `##`-and-deeper headings; each section becomes one block titled
 "<note title> > <heading> > <subheading>". Front matter, tags and `[[links]]` travel along.
-Incremental: `.ctx-ingest.json` in the folder maps each block's key to the sha256 of what was
-sent, per server and scope, so unchanged sections are not sent again.
+Incremental: a state file maps each block's key to the sha256 of what was sent and to the
+block's id, per server and scope, so unchanged sections are not sent again and a note deleted
+from the folder is archived on the server (undoable: `ctx restore ID`). The file lives in the
+user's state directory (`$XDG_STATE_HOME/ctx/ingest/`, default `~/.local/state/ctx/ingest/`),
+one per folder, never inside the folder, where git or Obsidian Sync would pick it up; an older
+`.ctx-ingest.json` inside the folder is read once and moved there.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ import json
 import os
 import re
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,7 +39,7 @@ MAX_BATCH = SERVER_MAX_BATCH
 # The server takes request bodies up to 8 MiB (DATA_UPLOAD_MAX_MEMORY_SIZE); 500 long notes
 # are more. Half of it leaves room for the envelope and any estimate's error.
 MAX_BATCH_BYTES = 4 * 1024 * 1024
-STATE_FILE = ".ctx-ingest.json"
+LEGACY_STATE_FILE = ".ctx-ingest.json"  # where ctx kept the state before: inside the folder
 STATE_SAVE_SECONDS = 1.0  # during a run, the state file is rewritten at most this often
 UPLOADS = 2  # batches in flight: the server runs two web workers (ctx.runtime.launcher)
 SUFFIXES = (".md", ".markdown")
@@ -362,25 +366,39 @@ def collect(root: Path, category: str | None = None) -> Plan:
 # --- state --------------------------------------------------------------------------------
 
 
+def state_path(root: Path, environ: Mapping[str, str] = os.environ) -> Path:
+    """The folder's state file in the user's state directory, named by the folder's path."""
+    base = environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    name = hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:16]
+    return Path(base) / "ctx" / "ingest" / f"{name}.json"
+
+
 def load_state(root: Path) -> dict[str, Any]:
-    path = root / STATE_FILE
+    path = state_path(root)
+    legacy = root / LEGACY_STATE_FILE
+    if not path.exists() and legacy.exists():
+        path = legacy  # moved by the next save_state
     try:
         state = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        return {"version": 1, "targets": {}}
+        return {"version": 1, "folder": str(root.resolve()), "targets": {}, "ids": {}}
     except (OSError, ValueError) as exc:
         raise CliError(f"cannot read {path}: {exc}; delete it to ingest everything again") from exc
     if not isinstance(state, dict) or not isinstance(state.get("targets"), dict):
         raise CliError(f"{path} is not an ingest state file; delete it to ingest everything again")
+    state.setdefault("ids", {})  # written before ids were kept: deletions cannot be archived
+    state["folder"] = str(root.resolve())
     return state
 
 
 def save_state(root: Path, state: dict[str, Any]) -> None:
-    path = root / STATE_FILE
-    tmp = path.with_name(f"{STATE_FILE}.{os.getpid()}.tmp")
+    path = state_path(root)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     # Compact: `indent` switches json to its pure-Python encoder, 2x slower on 20k entries.
     tmp.write_text(json.dumps(state, sort_keys=True, separators=(",", ":")), encoding="utf-8")
     os.replace(tmp, path)  # atomic: an interrupted run leaves the last complete state
+    (root / LEGACY_STATE_FILE).unlink(missing_ok=True)  # moved out of the folder
 
 
 def target_name(base_url: str, scope: str | None) -> str:
@@ -399,7 +417,7 @@ def _explain(exc: ApiError, chunk: list[Item]) -> ApiError:
     return exc
 
 
-def _send(client: Client, scope: str | None, chunk: list[Item]) -> list[str]:
+def _send(client: Client, scope: str | None, chunk: list[Item]) -> list[tuple[str, str]]:
     body: dict[str, Any] = {"blocks": [item.block for item in chunk]}
     if scope:
         body["scope"] = scope
@@ -410,7 +428,7 @@ def _send(client: Client, scope: str | None, chunk: list[Item]) -> list[str]:
         results = client.post("/api/store/batch", body, fresh=True)["results"]
     except ApiError as exc:
         raise _explain(exc, chunk) from None
-    return [str(r.get("action")) for r in results]
+    return [(str(r.get("action")), str(r.get("id") or "")) for r in results]
 
 
 def batches(items: list[Item], count: int, size: int = MAX_BATCH_BYTES) -> list[list[Item]]:
@@ -431,7 +449,7 @@ def batches(items: list[Item], count: int, size: int = MAX_BATCH_BYTES) -> list[
 
 def upload(
     client: Client, scope: str | None, items: list[Item], batch: int, parallel: int = UPLOADS
-) -> Iterator[tuple[list[Item], list[str]]]:
+) -> Iterator[tuple[list[Item], list[tuple[str, str]]]]:
     """POST the items in batches, `parallel` requests in flight; yields each batch with the
     server's actions for it, in order. Keys are unique in a plan, so concurrent batches never
     write the same block."""
@@ -439,7 +457,7 @@ def upload(
 
     chunks = batches(items, batch)
     with ThreadPoolExecutor(max_workers=max(1, parallel)) as pool:
-        in_flight: list[tuple[list[Item], Future[list[str]]]] = []
+        in_flight: list[tuple[list[Item], Future[list[tuple[str, str]]]]] = []
         for chunk in chunks:
             in_flight.append((chunk, pool.submit(_send, client, scope, chunk)))
             if len(in_flight) >= parallel:
@@ -457,6 +475,8 @@ class Summary:
     updated: int = 0
     unchanged: int = 0
     skipped: int = 0
+    archived: int = 0  # blocks of notes deleted from the folder
+    kept: int = 0  # blocks of deleted notes left on the server (--keep-deleted, or no id known)
 
     def count(self, action: str) -> None:
         name = {"created": "created", "updated": "updated"}.get(action, "unchanged")
@@ -472,10 +492,13 @@ def run_upload(
     scope: str | None,
     batch: int,
     progress: Callable[[int], None],
+    keep_deleted: bool = False,
 ) -> Summary:
-    """Send what changed since the state file says, saving the state after every batch."""
+    """Send what changed since the state file says, saving the state after every batch; then
+    archive the blocks of notes no longer in the folder (unless `keep_deleted`)."""
     state = load_state(root)
     known: dict[str, str] = state["targets"].get(target, {})
+    ids: dict[str, str] = state["ids"].get(target, {})
     pending = [item for item in plan.items if known.get(item.key) != item.digest]
     summary = Summary(
         notes=plan.notes,
@@ -485,11 +508,13 @@ def run_upload(
     )
     saved = time.monotonic()
     try:
-        for chunk, actions in upload(client, scope, pending, batch):
-            for item, action in zip(chunk, actions):
+        for chunk, results in upload(client, scope, pending, batch):
+            for item, (action, block_id) in zip(chunk, results):
                 summary.count(action)
                 known[item.key] = item.digest
-            state["targets"][target] = known
+                if block_id:
+                    ids[item.key] = block_id
+            state["targets"][target], state["ids"][target] = known, ids
             # Not after every batch: rewriting a large state file each time grows
             # quadratically; a killed run re-sends at most a second's worth (found unchanged).
             if time.monotonic() - saved >= STATE_SAVE_SECONDS:
@@ -501,9 +526,30 @@ def run_upload(
             save_state(root, state)
         raise
     live = {item.key for item in plan.items}
+    gone = [key for key in known if key not in live]
+    _archive_gone(client, gone, ids, summary, keep_deleted)
     state["targets"][target] = {k: v for k, v in known.items() if k in live}
+    state["ids"][target] = {k: v for k, v in ids.items() if k in live}
     save_state(root, state)
     return summary
+
+
+def _archive_gone(
+    client: Client, gone: list[str], ids: dict[str, str], summary: Summary, keep: bool
+) -> None:
+    """Archive the blocks of deleted notes (a block already archived or deleted on the server
+    counts as archived). Without an id (state written by an older ctx) a block is kept."""
+    for key in gone:
+        block_id = ids.get(key)
+        if keep or not block_id:
+            summary.kept += 1
+            continue
+        try:
+            client.post("/api/manage", {"action": "delete", "id": block_id})
+        except ApiError as exc:
+            if exc.status != 404:
+                raise
+        summary.archived += 1
 
 
 def pending_items(root: Path, plan: Plan, target: str) -> list[tuple[str, Item]]:
@@ -514,3 +560,10 @@ def pending_items(root: Path, plan: Plan, target: str) -> list[tuple[str, Item]]
         for item in plan.items
         if known.get(item.key) != item.digest
     ]
+
+
+def gone_keys(root: Path, plan: Plan, target: str) -> list[str]:
+    """Blocks sent before whose notes are no longer in the folder (a run archives them)."""
+    known: dict[str, str] = load_state(root)["targets"].get(target, {})
+    live = {item.key for item in plan.items}
+    return [key for key in known if key not in live]

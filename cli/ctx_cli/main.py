@@ -115,7 +115,11 @@ def _block_commands(sub: Subparsers) -> None:
         metavar="CATEGORY TITLE [CONTENT | - [CONTENT…]]",
         help="a lone - ends the title; the content follows it, or comes from stdin",
     )
-    for name, text in (("get", "show a block"), ("delete", "archive a block")):
+    for name, text in (
+        ("get", "show a block"),
+        ("delete", "archive a block"),
+        ("restore", "bring an archived block back"),
+    ):
         _add(sub, name, f"blocks:{name}", text).add_argument("id", help="block id or its start")
     update = _add(sub, "update", "blocks:update", "change a block's fields (only those given)")
     update.add_argument("id", help="block id or its start")
@@ -174,6 +178,11 @@ def _ingest_command(sub: Subparsers) -> None:
     ingest.add_argument("--scope", help="scope to write (default: the key's home scope)")
     ingest.add_argument("--category", help="category for every note (default: top folder)")
     ingest.add_argument("--dry-run", action="store_true", help="show what would be sent")
+    ingest.add_argument(
+        "--keep-deleted",
+        action="store_true",
+        help="leave the blocks of notes deleted from the folder (default: archive them)",
+    )
     ingest.add_argument(
         "--batch",
         type=bounded_int(1, SERVER_MAX_BATCH),
@@ -463,7 +472,10 @@ def _planned_commands(sub: Subparsers) -> None:
 # Each group and the commands it registers (a test checks this table against the parsers).
 GROUPS: tuple[tuple[Callable[[Subparsers], None], tuple[str, ...]], ...] = (
     (_setup_commands, ("init", "health", "version", "whoami")),
-    (_block_commands, ("save", "get", "update", "delete", "list", "recent", "categories", "stats")),
+    (
+        _block_commands,
+        ("save", "get", "update", "delete", "restore", "list", "recent", "categories", "stats"),
+    ),
     (_search_commands, ("search", "query", "api")),
     (_ingest_command, ("ingest",)),
     (_sessions_commands, ("sessions",)),

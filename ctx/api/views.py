@@ -35,6 +35,7 @@ MANAGE_ACTIONS: dict[str, Op] = {
     "recent": Op(blocks.recent, blocks.RecentInput, bucket=READ),
     "update": Op(blocks.update, blocks.UpdateInput, bucket=WRITE),
     "delete": Op(blocks.delete, blocks.GetInput, bucket=WRITE),
+    "restore": Op(blocks.restore, blocks.GetInput, bucket=WRITE),  # undoes delete
 }
 
 

@@ -48,6 +48,18 @@ def test_it_archives_on_delete(cast: Cast) -> None:
     assert cast.owner.post("/api/manage", {"action": "get", "id": data["id"]}) == (404, NOT_FOUND)
 
 
+def test_it_restores_what_delete_archived_and_only_for_its_tenant(cast: Cast) -> None:
+    data = cast.owner.store(title="Docker")
+    cast.owner.post("/api/manage", {"action": "delete", "id": data["id"]})
+    missing = {"action": "restore", "id": "00000000-0000-4000-8000-000000000000"}
+    theirs = cast.outsider.post("/api/manage", {"action": "restore", "id": data["id"]})
+    assert theirs == cast.outsider.post("/api/manage", missing) and theirs[0] == 404
+    assert Block.objects.get(pk=data["id"]).archived
+    status, body = cast.owner.post("/api/manage", {"action": "restore", "id": data["id"]})
+    assert status == 200 and body["action"] == "restored"
+    assert cast.owner.post("/api/manage", {"action": "get", "id": data["id"]})[0] == 200
+
+
 def test_it_counts_stats_and_categories(cast: Cast) -> None:
     cast.owner.store(category="infra", title="a")
     cast.owner.store(category="infra", title="b")

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from ctx.models import Block
-from ctx_cli.ingest import MAX_FILE_BYTES, STATE_FILE
+from ctx_cli.ingest import LEGACY_STATE_FILE, MAX_FILE_BYTES, state_path
 from tests.cli.conftest import Cli
 from tests.conftest import Cast
 
@@ -38,6 +38,15 @@ def vault(tmp_path: Path) -> Path:
     return make_vault(tmp_path / "vault")
 
 
+def state_of(cli: Cli, root: Path) -> Path:
+    """Where the CLI (HOME = cli.home) keeps the folder's ingest state."""
+    return state_path(root, {"XDG_STATE_HOME": str(cli.home / ".local" / "state")})
+
+
+def files_in(root: Path) -> set[str]:
+    return {str(p.relative_to(root)) for p in root.rglob("*")}
+
+
 def test_it_imports_notes_as_sections_with_front_matter_tags_and_links(
     cli: Cli, vault: Path
 ) -> None:
@@ -50,6 +59,8 @@ def test_it_imports_notes_as_sections_with_front_matter_tags_and_links(
         "updated": 0,
         "unchanged": 0,
         "skipped": 0,
+        "archived": 0,
+        "kept": 0,
     }
     blocks = {b.title: b for b in Block.objects.all()}
     assert sorted(blocks) == [
@@ -82,7 +93,7 @@ def test_it_sends_nothing_on_a_second_run_and_only_changes_after_an_edit(
 
 def test_it_keeps_state_per_folder_and_scope(cli: Cli, vault: Path) -> None:
     cli("ingest", str(vault))
-    state = json.loads((vault / STATE_FILE).read_text())
+    state = json.loads(state_of(cli, vault).read_text())
     (target,) = state["targets"]
     assert target.startswith(str(cli.url)) and len(state["targets"][target]) == 5
     other = cli("ingest", str(vault), "--scope", "acme:team").json()
@@ -119,7 +130,7 @@ def test_it_sends_nothing_on_a_dry_run(cli: Cli, vault: Path) -> None:
     assert {b["status"] for b in body["would_send"]} == {"new"}
     assert {"category", "title", "content", "tags", "metadata"} <= set(body["would_send"][0])
     assert Block.objects.count() == 0
-    assert not (vault / STATE_FILE).exists()
+    assert not state_of(cli, vault).exists()
 
 
 def test_it_needs_no_key_for_a_dry_run(cli: Cli, vault: Path) -> None:
@@ -156,7 +167,7 @@ def test_it_fails_clearly_on_a_missing_folder_or_a_server_error(cli: Cli, vault:
     assert missing.returncode == 2 and "not a folder" in missing.stderr
     foreign = cli("ingest", str(vault), "--scope", "globex:main")
     assert foreign.returncode == 1 and foreign.stderr.startswith("error: ")
-    assert not (vault / STATE_FILE).exists()
+    assert not state_of(cli, vault).exists()
 
 
 def test_it_keeps_what_the_server_confirmed_when_a_later_batch_fails(
@@ -166,7 +177,7 @@ def test_it_keeps_what_the_server_confirmed_when_a_later_batch_fails(
     root = make_vault(tmp_path / "v", {"a.md": "fits\n", "b.md": "x" * 2000, "c.md": "fits\n"})
     run = cli("ingest", str(root), "--batch", "1")
     assert run.returncode == 1 and "[b.md: 'b']" in run.stderr
-    (target,) = json.loads((root / STATE_FILE).read_text())["targets"].values()
+    (target,) = json.loads(state_of(cli, root).read_text())["targets"].values()
     assert list(target) == ['["notes", "a"]']
     settings.CTX = {**settings.CTX, "CTX_MAX_CONTENT_BYTES": 50_000}
     again = cli("ingest", str(root)).json()
@@ -183,3 +194,45 @@ def test_it_splits_a_batch_the_server_would_find_too_large(cli: Cli, tmp_path: P
     run = cli("ingest", str(root))
     assert run.returncode == 0, run.stderr
     assert run.json()["created"] == 190 and Block.objects.count() == 190
+
+
+def test_it_keeps_its_state_outside_the_folder(cli: Cli, vault: Path) -> None:
+    before = files_in(vault)
+    assert cli("ingest", str(vault)).json()["created"] == 5
+    assert files_in(vault) == before  # nothing for git or Obsidian Sync to pick up
+    assert state_of(cli, vault).is_relative_to(cli.home / ".local" / "state" / "ctx" / "ingest")
+    assert json.loads(state_of(cli, vault).read_text())["folder"] == str(vault.resolve())
+
+
+def test_it_moves_a_state_file_left_in_the_folder_by_an_older_ctx(cli: Cli, vault: Path) -> None:
+    cli("ingest", str(vault))
+    state_of(cli, vault).rename(vault / LEGACY_STATE_FILE)
+    again = cli("ingest", str(vault)).json()
+    assert (again["created"], again["unchanged"]) == (0, 5)  # read: nothing sent again
+    assert not (vault / LEGACY_STATE_FILE).exists() and state_of(cli, vault).exists()
+
+
+def test_it_archives_the_blocks_of_notes_deleted_from_the_folder(cli: Cli, vault: Path) -> None:
+    cli("ingest", str(vault))
+    (vault / "Inbox.md").unlink()
+    planned = cli("ingest", str(vault), "--dry-run").json()["summary"]
+    assert planned["to_archive"] == 1
+    run = cli("ingest", str(vault))
+    assert run.returncode == 0, run.stderr
+    assert (run.json()["archived"], run.json()["unchanged"]) == (1, 4)
+    inbox = Block.objects.get(title="Inbox")
+    assert inbox.archived  # archived, not deleted: `ctx restore` brings it back
+    restored = cli("restore", str(inbox.pk))
+    assert restored.returncode == 0, restored.stderr
+    assert not Block.objects.get(pk=inbox.pk).archived
+
+
+def test_it_leaves_deleted_notes_on_the_server_with_keep_deleted(cli: Cli, vault: Path) -> None:
+    cli("ingest", str(vault))
+    (vault / "Inbox.md").unlink()
+    run = cli("ingest", str(vault), "--keep-deleted").json()
+    assert (run["archived"], run["kept"]) == (0, 1)
+    assert not Block.objects.get(title="Inbox").archived
+    later = cli("ingest", str(vault)).json()  # forgotten: a later run leaves it alone too
+    assert (later["archived"], later["kept"]) == (0, 0)
+    assert not Block.objects.get(title="Inbox").archived

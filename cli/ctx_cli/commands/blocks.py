@@ -113,6 +113,12 @@ def delete(args: argparse.Namespace, app: App) -> int:
     return 0
 
 
+def restore(args: argparse.Namespace, app: App) -> int:
+    payload = app.client().post("/api/manage", {"action": "restore", "id": args.id})
+    app.out.emit(payload, lambda c, p: c.print(f"restored {p['block']['id']}"))
+    return 0
+
+
 def categories(args: argparse.Namespace, app: App) -> int:
     body = compact({"action": "list-categories", "scopes": split_list(args.scope)})
     payload = app.client().post("/api/manage", body)

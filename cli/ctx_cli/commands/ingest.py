@@ -32,19 +32,26 @@ def _target(app: App, scope: str | None) -> str:
     return core.target_name(app.config.base_url, scope)
 
 
-def _dry_run(app: App, root: Path, plan: core.Plan, scope: str | None) -> int:
+def _dry_run(app: App, root: Path, plan: core.Plan, scope: str | None, keep_deleted: bool) -> int:
     target = _target(app, scope)
     pending = core.pending_items(root, plan, target)
     counts = {s: sum(1 for st, _ in pending if st == s) for s in ("new", "changed")}
     unchanged = len(plan.items) - len(pending)
+    gone = 0 if keep_deleted else len(core.gone_keys(root, plan, target))
     line = (
         f"dry run: {plan.notes} notes → {len(plan.items)} blocks: {counts['new']} new, "
-        f"{counts['changed']} changed, {unchanged} unchanged, {len(plan.skipped)} skipped; "
-        "nothing sent"
+        f"{counts['changed']} changed, {unchanged} unchanged, {len(plan.skipped)} skipped, "
+        f"{gone} to archive (notes deleted from the folder); nothing sent"
     )
     if app.out.as_json:
         blocks = [{"status": st, **item.block} for st, item in pending]
-        summary = {"notes": plan.notes, "blocks": len(plan.items), **counts, "unchanged": unchanged}
+        summary = {
+            "notes": plan.notes,
+            "blocks": len(plan.items),
+            **counts,
+            "unchanged": unchanged,
+            "to_archive": gone,
+        }
         app.out.json({"dry_run": True, "target": target, "would_send": blocks, "summary": summary})
         return 0
     rows = [_row(st, item) for st, item in pending[:DRY_RUN_ROWS]]
@@ -81,7 +88,14 @@ def _upload(app: App, root: Path, plan: core.Plan, args: argparse.Namespace) -> 
     total = len(core.pending_items(root, plan, target))
     with _progress(app.out, total) as advance:
         return core.run_upload(
-            root, plan, target, client=client, scope=args.scope, batch=args.batch, progress=advance
+            root,
+            plan,
+            target,
+            client=client,
+            scope=args.scope,
+            batch=args.batch,
+            progress=advance,
+            keep_deleted=args.keep_deleted,
         )
 
 
@@ -92,14 +106,17 @@ def ingest(args: argparse.Namespace, app: App) -> int:
     plan = core.collect(root, args.category)
     _warn_skipped(app.out, plan)
     if args.dry_run:
-        return _dry_run(app, root, plan, args.scope)
+        return _dry_run(app, root, plan, args.scope, args.keep_deleted)
     summary = _upload(app, root, plan, args)
     if app.out.as_json:
         app.out.json(asdict(summary))
     else:
         s = summary
-        app.out.text(
+        line = (
             f"{s.notes} notes → {s.blocks} blocks: {s.created} created, {s.updated} updated, "
             f"{s.unchanged} unchanged, {s.skipped} skipped"
         )
+        if s.archived or s.kept:
+            line += f"; deleted from the folder: {s.archived} archived, {s.kept} kept"
+        app.out.text(line)
     return 0
