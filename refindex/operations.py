@@ -41,7 +41,11 @@ def _document(value: Any) -> str:
 
 Document = Annotated[
     str,
-    Field(min_length=1, description="The document's text (≤ CTX_INDEX_MAX_BYTES, 10 MB)."),
+    Field(
+        min_length=1,
+        max_length=int(knobs.value("CTX_INDEX_MAX_BYTES")),  # characters <= bytes: safe
+        description="The document's text (≤ CTX_INDEX_MAX_BYTES, 10 MB).",
+    ),
     BeforeValidator(_document),
 ]
 Label = Annotated[
