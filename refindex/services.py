@@ -10,6 +10,7 @@ others are written, and blocks of chunks that are gone are purged.
 from __future__ import annotations
 
 import hashlib
+import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -73,7 +74,7 @@ def _source(scope_id: int, label: str) -> tuple[Source, bool]:
         return found, False
 
 
-def _refuse_foreign(source: Source, scope_id: int, linked: set[object]) -> None:
+def _refuse_foreign(source: Source, scope_id: int, linked: set[uuid.UUID]) -> None:
     """Blocks in the source's category that are not its chunks (stored by hand) would be
     overwritten or purged: refuse instead."""
     foreign = Block.objects.filter(scope_id=scope_id, category=category(source.label)).exclude(
@@ -120,7 +121,7 @@ def source_index(
     linked = set(Chunk.objects.filter(source=source).values_list("block_id", flat=True))
     _refuse_foreign(source, scope_id, linked)
     Chunk.objects.filter(source=source).delete()
-    written, blocks = 0, []
+    written, blocks = 0, list[Block]()
     for batch in _batches(_items(found, label, kind)):
         results = services.block_upsert_many(principal=principal, scope=scope, items=batch)
         written += sum(r.action != "noop" for r in results)

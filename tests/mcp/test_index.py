@@ -17,11 +17,12 @@ def test_it_indexes_and_searches_like_the_http_api(live: LiveServer, cast: Cast)
     data, text, error = call(live, key, "index", {"content": GUIDE, "source": "guide.md"})
     assert not error and data["action"] == "created" and data["source"]["chunks"] == 6
     assert "Guide > Configure > Database" in text and "index_search" in text
-    args = {"queries": ["retries webhooks", "pgvectr"], "limit": 2}
+    queries = ["retries webhooks", "pgvectr"]
+    args = {"queries": queries, "limit": 2}
     found, text, error = call(live, key, "index_search", args)
     assert not error and found["results"][1]["corrections"] == {"pgvectr": "pgvector"}
     assert "«retries» failed «webhooks»" in text and "(typo)" in text
-    _, over_http = search(cast.owner, *args["queries"], limit=2)
+    _, over_http = search(cast.owner, *queries, limit=2)
     assert {**found, "success": True} == over_http
 
 

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from tests.conftest import Cast
@@ -17,8 +19,9 @@ def guide(cast: Cast) -> Cast:
     return cast
 
 
-def _first(data: dict[str, object], n: int = 0) -> dict[str, object]:
-    return data["results"][n]  # type: ignore[index, no-any-return]
+def _first(data: dict[str, Any], n: int = 0) -> dict[str, Any]:
+    result: dict[str, Any] = data["results"][n]
+    return result
 
 
 def test_it_answers_several_queries_with_marked_snippets(guide: Cast) -> None:

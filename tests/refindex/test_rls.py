@@ -45,6 +45,7 @@ def test_it_shows_an_unfiltered_query_only_the_callers_rows(
     runtime_role: Cast, who: str, scope: str
 ) -> None:
     principal = selectors.principal_for_key(getattr(runtime_role, who).key)
+    assert principal is not None
     with rls.using(rls.for_principal(principal)):
         for table in TABLES:
             assert _scopes_seen(table) == {Scope.objects.get(name=scope).pk}, table
