@@ -20,12 +20,14 @@ __all__ = ["HARD_MAX", "KINDS", "MAX_CHUNK", "Chunk", "chunk", "detect", "html_t
 
 KINDS = ("markdown", "json", "text", "html")
 _HTML = re.compile(r"<(?:!doctype html|html|body|p|div|h[1-6]|ul|ol|table|article)\b", re.I)
+_PAGE = re.compile(r"<(?:!doctype html|html|head|body)\b", re.I)
 _MARKDOWN = re.compile(r"^(?: {0,3}#{1,6} \S| {0,3}(?:```|~~~)| {0,3}[-*] \S)", re.M)
 
 
 def detect(content: str) -> str:
-    """json when it parses as an object or array, html when it starts like a page or holds
-    two block tags, markdown when it has headings, fences or bullet lists, else text."""
+    """json when it parses as an object or array, html when it starts as a page (doctype,
+    html, head, body), markdown when it has headings, fences or bullet lists, html when it
+    holds two block tags, else text."""
     head = content.lstrip()[:1]
     if head in ("{", "["):
         try:
@@ -33,9 +35,11 @@ def detect(content: str) -> str:
             return "json"
         except ValueError:
             pass
-    if (head == "<" and _HTML.search(content[:2000])) or len(_HTML.findall(content[:20000])) >= 2:
+    if _PAGE.match(content.lstrip()):
         return "html"
-    return "markdown" if _MARKDOWN.search(content) else "text"
+    if _MARKDOWN.search(content):  # a README may hold <p align="center"> and still be Markdown
+        return "markdown"
+    return "html" if len(_HTML.findall(content[:20000])) >= 2 else "text"
 
 
 def chunk(content: str, kind: str, label: str) -> list[Chunk]:

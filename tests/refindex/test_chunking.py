@@ -101,6 +101,8 @@ def test_it_detects_the_type_of_a_document() -> None:
     assert detect('[{"id": 1}]') == "json"
     assert detect("<!DOCTYPE html><html><body><p>x</p></body></html>") == "html"
     assert detect("Intro\n\n## Usage\n\nRun it.") == "markdown"
+    assert detect('<p align="center"><img src="x"></p>\n\n# Tool\n\n<div>x</div>') == "markdown"
+    assert detect("Some words <div>a</div> and <p>b</p>") == "html"
     assert detect("just a line\nand another {") == "text"
     assert detect("{not json") == "text"
 
