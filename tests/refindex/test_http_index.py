@@ -4,6 +4,7 @@ titled `reference` blocks in the caller's scope; re-indexing replaces; strangers
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -127,3 +128,23 @@ def test_it_rejects_unknown_fields_and_bad_types(cast: Cast) -> None:
     status, data = index(cast.owner, "{not json", type="json")
     assert status == 400 and data["error"]["message"] == "'content' is not valid JSON."
     assert not Source.objects.exists()
+
+
+def test_it_answers_a_body_over_the_request_limit_with_413(cast: Cast, settings: Any) -> None:
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 70_000  # what CTX_MAX_BODY_BYTES sets
+    status, data = index(cast.owner, "word " * 20_000)
+    assert status == 413 and data["error"]["code"] == "payload_too_large"
+    assert not Source.objects.exists()
+
+
+def test_it_refuses_to_overwrite_blocks_stored_by_hand_and_keeps_the_old_chunks(
+    cast: Cast,
+) -> None:
+    index(cast.owner, GUIDE)
+    before = sorted(Block.objects.values_list("pk", "content"))
+    cast.owner.store(category="index/notes.md", title="Mine", content="my own note")
+    status, data = index(cast.owner, "# Notes\n\nText.", source="notes.md")
+    assert status == 409 and "index/notes.md" in data["error"]["message"]
+    assert Block.objects.get(title="Mine").content == "my own note"
+    assert not Source.objects.filter(label="notes.md").exists()
+    assert sorted(Block.objects.exclude(title="Mine").values_list("pk", "content")) == before
