@@ -116,6 +116,8 @@ def test_it_searches_one_source_when_asked(cast: Cast) -> None:
 def test_it_never_shows_another_tenants_chunks(guide: Cast) -> None:
     _, theirs = search(guide.outsider, "scheduler", "pgvectr", "webhoo")
     assert [r["hits"] for r in theirs["results"]] == [[], [], []]
+    _, teammate = search(guide.reader, "scheduler")  # reads acme:main, writes nothing
+    assert _first(teammate)["count"] == 2
     status, body = search(guide.outsider, "scheduler", scope="acme:main")
     assert status == 403 and body["error"]["code"] == "forbidden"
 
