@@ -119,6 +119,7 @@ KNOB_MODULES = (
     "profiles.knob_specs",
     "ingest.knob_specs",
     "memory.knob_specs",
+    "refindex.knob_specs",
 )
 
 

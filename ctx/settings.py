@@ -54,6 +54,7 @@ INSTALLED_APPS = [
     "frontend.apps.FrontendConfig",
     "ingest.apps.IngestConfig",
     "memory.apps.MemoryConfig",
+    "refindex.apps.RefindexConfig",
     "rls.apps.RlsConfig",  # last: its migration polices the other apps' tables
 ]
 
@@ -67,6 +68,7 @@ MIGRATION_MODULES = {
     "frontend": "migrations.frontend",
     "ingest": "migrations.ingest",
     "memory": "migrations.memory",
+    "refindex": "migrations.refindex",
     "rls": "migrations.rls",
 }
 

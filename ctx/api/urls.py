@@ -4,7 +4,18 @@ from __future__ import annotations
 
 from django.urls import path
 
-from ctx.api import briefing, dream, memory, profiles, secrets, sessions, settings, tenancy, views
+from ctx.api import (
+    briefing,
+    dream,
+    index,
+    memory,
+    profiles,
+    secrets,
+    sessions,
+    settings,
+    tenancy,
+    views,
+)
 
 urlpatterns = [
     path("api/store", views.store),
@@ -64,4 +75,8 @@ urlpatterns = [
     path("api/knowledge/decisions", sessions.decision),
     path("api/knowledge/error-solutions", sessions.error_solution),
     path("api/knowledge/insights", sessions.insight),
+    path("api/index", index.index),
+    path("api/index/search", index.search),
+    path("api/index/sources", index.sources),
+    path("api/index/sources/<path:label>", index.source),  # a label may hold slashes
 ]

@@ -24,6 +24,9 @@ every AI tool (Claude Code, Codex, Cursor, …) and where each stopped; `session
 one, `search_sessions` finds past conversations by topic.
 - Record a decision with `save_decision`, a fixed error with `save_error_solution`, a lesson \
 with `save_insight`: a duplicate is refused with the existing id, a close one superseded.
+- To keep a large document (docs, an API reference, JSON, a page) out of the conversation, \
+`index` it once under a label and ask `index_search` for focused snippets with several queries \
+at once.
 - `facts` lists what was learned from stored notes and conversations (preferences, facts, \
 decisions, tasks), each with the quoted evidence and its sources; `as_of` shows an earlier state.
 - At the start of a session call `get_preferences` (or read `preferences://active`): the \
@@ -231,4 +234,24 @@ RETURNS: as `save_decision`: `action` created | superseded | rejected, `id`, `si
 `files`, `tools`, `source_session`.
 EXAMPLE: {"insight": "The test suite needs the embedded PostgreSQL; never mock the ORM.", \
 "title": "Tests use a real database"}""",
+    "index": """\
+Index a document (Markdown, JSON, plain text or HTML, up to 10 MB) under a label: it is cut \
+into titled chunks (by headings, JSON key paths or text sections), each stored as a \
+`reference` block in the scope. The same label indexed again replaces its chunks.
+WHEN: a large document you will need to consult (docs, an API reference, a log, a config) \
+should stay out of the conversation; search it with `index_search` instead of reading it.
+WHEN NOT: a fact, decision or note of a few lines (use `store`).
+RETURNS: `action` (created | replaced | unchanged), `source` (label, scope, type, bytes, \
+chunks, `terms`: distinctive words to query), `titles` of the chunks.
+EXAMPLE: {"source": "docs/deploy.md", "content": "# Deploy\\n...", "type": "markdown"}""",
+    "index_search": """\
+Search indexed documents for focused snippets: about 1,500 characters around the matches of \
+each query, matched words marked «like this». Several queries in one call. When the words do \
+not match as given it tries any word, partial words, then typo corrections; `rung` says which.
+WHEN: you need a detail of a document indexed with `index` (a flag, an endpoint, a setting).
+WHEN NOT: knowledge blocks and notes (use `query` or `search`).
+RETURNS: per query `hits` (source, title, block_id, rung, score, snippet), `corrections`; \
+`terms` per source (distinctive words to query next); `truncated` when the answer hit its cap.
+EXAMPLE: {"queries": ["retry policy", "timeout setting"], "limit": 3}; \
+{"queries": ["auth header"], "source": "api.json"}""",
 }

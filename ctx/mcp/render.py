@@ -268,3 +268,32 @@ def _cite(s: Payload) -> str:
     if s.get("session_id") is not None:
         return f"session {s['session_id']} message {s['message_index']}"
     return f"block {s['block_id']}"
+
+
+def _source_line(s: Payload) -> str:
+    terms = f" · try: {', '.join(s['terms'][:10])}" if s.get("terms") else ""
+    return f"{s['label']} ({s['type']}, {s['chunks']} chunks, scope {s['scope']}){terms}"
+
+
+def index(p: Payload) -> str:
+    head = f"{p['action'].capitalize()}: {_source_line(p['source'])}"
+    titles = "\n".join(f"- {t}" for t in p["titles"][:30])
+    more = f"\n… and {len(p['titles']) - 30} more" if len(p["titles"]) > 30 else ""
+    return f"{head}\n\nChunks:\n{titles}{more}\n\nCall `index_search` with queries."
+
+
+def index_search(p: Payload) -> str:
+    parts: list[str] = []
+    for result in p["results"]:
+        fixes = ", ".join(f"{a} -> {b}" for a, b in result["corrections"].items())
+        head = f"Query: {result['query']} ({result['rung'] or 'no match'})"
+        head += f" corrected {fixes}" if fixes else ""
+        hits = [
+            f"{i}. {h['source']} / {h['title']} (block {h['block_id']})\n{fence(h['snippet'])}"
+            for i, h in enumerate(result["hits"], start=1)
+        ]
+        parts.append("\n\n".join([head, *hits]))
+    terms = "; ".join(f"{label}: {', '.join(words[:10])}" for label, words in p["terms"].items())
+    tail = f"\n\nDistinctive terms: {terms}" if terms else ""
+    cut = "\n\n(answer capped: ask fewer queries or a lower limit)" if p["truncated"] else ""
+    return "\n\n".join(parts) + tail + cut

@@ -18,6 +18,7 @@ from ctx.ops import payloads as p
 from ingest import payloads as ip
 from memory import payloads as memory_payloads
 from profiles import payloads as profile_payloads
+from refindex import payloads as index_payloads
 
 
 class ErrorBody(TypedDict):
@@ -53,3 +54,5 @@ HistoryOutput = output("HistoryOutput", hp.HistoryPayload)
 ContextOutput = output("ContextOutput", bp.ContextPayload)
 ChangesOutput = output("ChangesOutput", bp.ChangesPayload)
 FactsOutput = output("FactsOutput", memory_payloads.FactListPayload)
+IndexOutput = output("IndexOutput", index_payloads.IndexPayload)
+IndexSearchOutput = output("IndexSearchOutput", index_payloads.SnippetSearchPayload)

@@ -74,6 +74,9 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec("save_decision", "Save a decision", tools.save_decision, read_only=False),
     ToolSpec("save_error_solution", "Save an error and its fix", tools.save_error_solution, False),
     ToolSpec("save_insight", "Save an insight", tools.save_insight, read_only=False),
+    # index replaces the label's earlier chunks, as store replaces a block.
+    ToolSpec("index", "Index a document", tools.index, read_only=False, destructive=True),
+    ToolSpec("index_search", "Search indexed documents", tools.index_search, read_only=True),
 )
 
 

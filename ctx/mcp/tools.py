@@ -26,6 +26,7 @@ from ctx.ops.inputs import BlockId, Input
 from ingest import operations as conversations
 from memory import operations as memory_ops
 from profiles import operations as profile_ops
+from refindex import operations as index_ops
 
 Operation = Callable[[Any, Any], Any]
 Shape = Callable[[dict[str, Any]], dict[str, Any]]
@@ -210,4 +211,11 @@ save_error_solution = _knowledge(
 )
 save_insight = _knowledge(
     conversations.save_insight, conversations.InsightInput, "insight", "title"
+)
+
+index = tool(
+    index_ops.index, index_ops.IndexInput, render.index, schemas.IndexOutput, bucket=ratelimit.WRITE
+)
+index_search = tool(
+    index_ops.search, index_ops.SearchInput, render.index_search, schemas.IndexSearchOutput
 )

@@ -14,8 +14,9 @@ READ_ONLY = {
     *("recent_sessions", "session_detail", "search_sessions", "facts"),
     *("get_preferences", "list_profiles"),
     *("history", "get_context", "changes"),
+    "index_search",
 }
-DESTRUCTIVE = {"store", "update", "delete"}
+DESTRUCTIVE = {"store", "update", "delete", "index"}
 # writes that destroy nothing: the knowledge writes never replace or delete (a repeat is
 # refused as a duplicate), and a repeated signal without an id records again
 ADDITIVE = {"record_signal", "save_decision", "save_error_solution", "save_insight"}

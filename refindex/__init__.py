@@ -1,0 +1,1 @@
+"""Indexed references: documents cut into `reference` blocks and searched as focused snippets."""

@@ -1,0 +1,214 @@
+"""Snippet search over indexed sources: for each query the best chunks, each shown as a window
+of about 1,500 characters around its hits with the matched words marked «like this».
+
+A fallback ladder, each rung tried only when the ones before found nothing:
+
+1. `stemmed_and`: every word, stemmed (PostgreSQL `plainto_tsquery('english', …)`).
+2. `stemmed_or`: any of the words.
+3. `trigram`: words of the sources' vocabulary that contain a query word (a partial word:
+   `useEff` finds `useEffect`), through the vocabulary's pg_trgm index.
+4. `typo`: each query word replaced by the nearest vocabulary word within an edit distance of
+   1 (words up to 5 letters) or 2, among the words sharing trigrams with it (pg_trgm `%`).
+
+Every hit names the rung that found it. Matching and ranking (`ts_rank`) read the chunks'
+blocks' generated English full-text column and its GIN index.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from django.db import connection
+
+from refindex import vocabulary
+from refindex.models import Term
+
+RUNGS = ("stemmed_and", "stemmed_or", "trigram", "typo")
+WINDOW = 1500  # characters of a snippet
+OPEN, CLOSE = "«", "»"
+TOKEN = re.compile(r"[^\W_]+")
+EXPANSIONS = 20  # vocabulary words one partial query word may stand for
+
+_HITS = """
+SELECT hit.block_id, hit.label, hit.scope, hit.title, hit.rank,
+       ts_headline('english', b.content, hit.q,
+                   'HighlightAll=true, StartSel=«, StopSel=»') AS marked
+FROM (
+  SELECT c.block_id, s.label, sc.name AS scope, b.title, q,
+         ts_rank(b.tsv_en, q) AS rank, c.position
+  FROM refindex_chunk c
+  JOIN refindex_source s ON s.id = c.source_id
+  JOIN ctx_scope sc ON sc.id = s.scope_id
+  JOIN ctx_block b ON b.id = c.block_id,
+  {query} AS q
+  WHERE c.source_id = ANY(%(sources)s) AND NOT b.archived AND b.tsv_en @@ q
+  ORDER BY rank DESC, c.position
+  LIMIT %(limit)s
+) hit
+JOIN ctx_block b ON b.id = hit.block_id
+ORDER BY hit.rank DESC, hit.position
+"""
+_AND = "plainto_tsquery('english', %(text)s)"
+_OR = "to_tsquery('english', %(text)s)"
+
+
+@dataclass
+class Hit:
+    block_id: str
+    source: str
+    scope: str
+    title: str
+    score: float
+    snippet: str
+    rung: str
+
+
+@dataclass
+class Found:
+    query: str
+    rung: str | None = None
+    hits: list[Hit] = field(default_factory=list)
+    corrections: dict[str, str] = field(default_factory=dict)
+
+
+def tokens(query: str) -> list[str]:
+    return list(dict.fromkeys(t.lower() for t in TOKEN.findall(query)))
+
+
+def _run(sql_query: str, text: str, sources: list[int], limit: int, rung: str) -> list[Hit]:
+    if not text.strip():
+        return []
+    with connection.cursor() as cur:
+        cur.execute(
+            _HITS.format(query=sql_query), {"text": text, "sources": sources, "limit": limit}
+        )
+        rows = cur.fetchall()
+    return [
+        Hit(str(bid), label, scope, title, round(float(rank), 4), window(marked), rung)
+        for bid, label, scope, title, rank, marked in rows
+    ]
+
+
+def _any(words: list[str]) -> str:
+    return " | ".join(words)
+
+
+def _containing(words: list[str], sources: list[int]) -> list[str]:
+    """Vocabulary words that contain a query word of 3 letters or more (not the word itself)."""
+    found: list[str] = []
+    for word in words:
+        if len(word) < 3:
+            continue
+        rows = (
+            Term.objects.filter(source_id__in=sources, word__contains=word)
+            .exclude(word=word)
+            .order_by("-chunks", "word")
+            .values_list("word", flat=True)
+        )
+        found.extend(dict.fromkeys(rows[: EXPANSIONS * 4]).keys())
+    return list(dict.fromkeys(found))[: EXPANSIONS * max(1, len(words))]
+
+
+_SIMILAR = """SELECT word, max(chunks) FROM refindex_term
+WHERE source_id = ANY(%s) AND word %% %s GROUP BY word ORDER BY similarity(word, %s) DESC
+LIMIT 50"""
+
+
+def nearest(word: str, sources: list[int]) -> str | None:
+    """The vocabulary word nearest to `word` by edit distance (1 for words up to 5 letters,
+    else 2), the more widespread on a tie; None when there is none or the word is known."""
+    bound = 1 if len(word) <= 5 else 2
+    with connection.cursor() as cur:
+        cur.execute(_SIMILAR, [sources, word, word])
+        rows = cur.fetchall()
+    best: tuple[int, int, str] | None = None
+    for candidate, chunks in rows:
+        if candidate == word:
+            return None
+        distance = vocabulary.edit_distance(word, candidate, bound)
+        if distance <= bound and (best is None or (distance, -chunks) < best[:2]):
+            best = (distance, -chunks, candidate)
+    return best[2] if best else None
+
+
+def _typo(words: list[str], sources: list[int]) -> dict[str, str]:
+    fixes: dict[str, str] = {}
+    for word in words:
+        if len(word) >= 3 and not word.isdigit():
+            fixed = nearest(word, sources)
+            if fixed is not None:
+                fixes[word] = fixed
+    return fixes
+
+
+def search_one(query: str, sources: list[int], limit: int) -> Found:
+    """One query down the ladder until a rung finds something."""
+    found = Found(query)
+    words = tokens(query)
+    if not words or not sources:
+        return found
+    found.hits = _run(_AND, query, sources, limit, "stemmed_and")
+    if not found.hits and len(words) > 1:
+        found.hits = _run(_OR, _any(words), sources, limit, "stemmed_or")
+    if not found.hits:
+        expanded = _containing(words, sources)
+        found.hits = _run(_OR, _any(expanded), sources, limit, "trigram") if expanded else []
+    if not found.hits:
+        found.corrections = _typo(words, sources)
+        fixed = [found.corrections.get(w, w) for w in words]
+        if found.corrections:
+            found.hits = _run(_AND, " ".join(fixed), sources, limit, "typo") or _run(
+                _OR, _any(fixed), sources, limit, "typo"
+            )
+    found.rung = found.hits[0].rung if found.hits else None
+    return found
+
+
+def window(marked: str, width: int = WINDOW) -> str:
+    """The part of a chunk (with its matches marked) of about `width` characters that holds
+    the most marks, cut at line or word boundaries, with … where text was left out."""
+    if len(marked) <= width:
+        return marked.strip("\n")
+    marks = [m.start() for m in re.finditer(OPEN, marked)]
+    start = _best_start(marks, width, len(marked))
+    end = min(len(marked), start + width)
+    start, end = _snap(marked, start, end)
+    text = marked[start:end]
+    if text.count(OPEN) > text.count(CLOSE):  # a mark cut at the end: close it
+        text += CLOSE
+    head = "…" if start > 0 else ""
+    tail = "…" if end < len(marked) else ""
+    return f"{head}{text.strip()}{tail}"
+
+
+def _best_start(marks: list[int], width: int, length: int) -> int:
+    """Where a window of `width` holding the most marks starts (the first mark a fifth in)."""
+    if not marks:
+        return 0
+    best, best_count = 0, -1
+    lead = width // 5
+    for i, first in enumerate(marks):
+        start = max(0, min(first - lead, length - width))
+        count = sum(1 for m in marks[i:] if m < start + width)
+        if count > best_count:
+            best, best_count = start, count
+    return best
+
+
+def _snap(text: str, start: int, end: int) -> tuple[int, int]:
+    """Move the window's edges to a line end (or a space) within 150 characters, never into
+    a mark."""
+    if start > 0:
+        cut = text.rfind("\n", start - 150, start + 150)
+        cut = cut if cut >= 0 else text.find(" ", start)
+        start = cut + 1 if 0 <= cut < end else start
+    if end < len(text):
+        cut = text.rfind("\n", end - 150, end)
+        cut = cut if cut > start else text.rfind(" ", start, end)
+        end = cut if cut > start else end
+    opened = text.rfind(OPEN, start, end)
+    if opened > text.rfind(CLOSE, start, end):  # the window would end inside a mark
+        closing = text.find(CLOSE, opened)
+        end = closing + 1 if closing >= 0 else end
+    return start, end
