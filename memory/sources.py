@@ -64,9 +64,18 @@ def load(key: str) -> Source | None:
     return None
 
 
+# Documents and tool output indexed through /api/index (refindex) are kept as `index/<label>`
+# chunks: a log or a fetched page is nobody's statement, and "I prefer" in it is not a fact.
+INDEXED_CATEGORY_PREFIX = "index/"
+
+
 def eligible_blocks(block_ids: list[str]) -> list[str]:
     """The ids among these that extraction reads (one query per table)."""
-    rows = Block.objects.filter(pk__in=block_ids, archived=False).exclude(type__in=SKIPPED_TYPES)
+    rows = (
+        Block.objects.filter(pk__in=block_ids, archived=False)
+        .exclude(type__in=SKIPPED_TYPES)
+        .exclude(category__startswith=INDEXED_CATEGORY_PREFIX)
+    )
     ids = {str(pk) for pk in rows.values_list("pk", flat=True)}
     derived = {str(pk) for pk in Fact.objects.filter(block_id__in=ids).values_list("pk", flat=True)}
     derived |= {
@@ -82,6 +91,8 @@ def _block(raw: str) -> Source | None:
         return None
     block = Block.objects.select_related("scope", "scope__tenant").filter(pk=pk).first()
     if block is None or block.archived or block.type in SKIPPED_TYPES:
+        return None
+    if block.category.startswith(INDEXED_CATEGORY_PREFIX):
         return None
     if Fact.objects.filter(pk=pk).exists() or Entity.objects.filter(pk=pk).exists():
         return None

@@ -148,3 +148,20 @@ def test_it_refuses_to_overwrite_blocks_stored_by_hand_and_keeps_the_old_chunks(
     assert Block.objects.get(title="Mine").content == "my own note"
     assert not Source.objects.filter(label="notes.md").exists()
     assert sorted(Block.objects.exclude(title="Mine").values_list("pk", "content")) == before
+
+
+def test_it_extracts_no_facts_from_an_indexed_document(
+    cast: Cast, django_capture_on_commit_callbacks: Any, settings: Any
+) -> None:
+    settings.CELERY_BROKER_URL = ""  # no broker: extraction runs in-process after the commit
+    # A log saying "I prefer…" is nobody's statement: memory leaves indexed chunks alone,
+    # while the same sentence stored as a note becomes a preference.
+    text = "## Session log\n\nI prefer Vim over VS Code.\n"
+    with django_capture_on_commit_callbacks(execute=True):
+        status, _ = cast.owner.post("/api/index", {"content": text, "source": "log"})
+    assert status in (200, 201)
+    assert cast.owner.get("/api/facts")[1]["facts"] == []
+    with django_capture_on_commit_callbacks(execute=True):
+        note = {"category": "notes", "title": "editor", "content": text}
+        assert cast.owner.post("/api/store", note)[0] == 201
+    assert [f["value"] for f in cast.owner.get("/api/facts")[1]["facts"]] != []
