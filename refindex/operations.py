@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, Field
 
-from ctx import knobs
+from ctx import knobs, masking
 from ctx import validation as v
 from ctx.errors import TooLarge, ValidationFailed
 from ctx.ops.inputs import Input, IntParam, ScopeList, ScopeName, Text
@@ -159,7 +159,7 @@ def search(principal: Principal, data: SearchInput) -> p.SnippetSearchPayload:
                 truncated = True
                 break
             budget -= len(hit.snippet)
-            hits.append(_hit(hit))
+            hits.append(_hit(principal, hit))
         results.append(
             {
                 "query": query,
@@ -172,7 +172,8 @@ def search(principal: Principal, data: SearchInput) -> p.SnippetSearchPayload:
     return {"results": results, "terms": _terms(sources, results), "truncated": truncated}
 
 
-def _hit(hit: snippets.Hit) -> p.SnippetHit:
+def _hit(principal: Principal, hit: snippets.Hit) -> p.SnippetHit:
+    """A hit as sent; above the key's read ceiling the snippet is the marker (ctx/masking.py)."""
     return {
         "source": hit.source,
         "scope": hit.scope,
@@ -180,7 +181,7 @@ def _hit(hit: snippets.Hit) -> p.SnippetHit:
         "block_id": hit.block_id,
         "rung": hit.rung,
         "score": hit.score,
-        "snippet": hit.snippet,
+        "snippet": masking.text(principal, hit.level, hit.snippet),
     }
 
 

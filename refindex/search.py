@@ -31,7 +31,7 @@ TOKEN = re.compile(r"[^\W_]+")
 EXPANSIONS = 20  # vocabulary words one partial query word may stand for
 
 _HITS = """
-SELECT hit.block_id, hit.label, hit.scope, hit.title, hit.rank,
+SELECT hit.block_id, hit.label, hit.scope, hit.title, hit.rank, b.sensitivity,
        ts_headline('english', b.content, hit.q,
                    'HighlightAll=true, StartSel=«, StopSel=»') AS marked
 FROM (
@@ -62,6 +62,7 @@ class Hit:
     score: float
     snippet: str
     rung: str
+    level: str  # the block's sensitivity: above the reader's ceiling the snippet is masked
 
 
 @dataclass
@@ -85,8 +86,8 @@ def _run(sql_query: str, text: str, sources: list[int], limit: int, rung: str) -
         )
         rows = cur.fetchall()
     return [
-        Hit(str(bid), label, scope, title, round(float(rank), 4), window(marked), rung)
-        for bid, label, scope, title, rank, marked in rows
+        Hit(str(bid), label, scope, title, round(float(rank), 4), window(marked), rung, level)
+        for bid, label, scope, title, rank, level, marked in rows
     ]
 
 

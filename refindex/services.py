@@ -20,6 +20,7 @@ from ctx import services
 from ctx.errors import Conflict, ValidationFailed
 from ctx.models import Block, BlockType
 from ctx.principal import Principal
+from ctx.sensitivity import INTERNAL, rank
 from ctx.services import BlockInput, content_hash, writable_scope
 from refindex import chunk as chunking
 from refindex import vocabulary
@@ -132,7 +133,10 @@ def source_index(
     Chunk.objects.bulk_create(
         Chunk(source=source, scope_id=scope_id, block=b, position=i) for i, b in enumerate(blocks)
     )
-    _vocabulary(source, [c.text for c in found])
+    # Words of a chunk above `internal` (personal data, credentials) stay out of the
+    # vocabulary: distinctive terms and typo corrections are shown to every reader of the
+    # scope, whatever their key's read ceiling (ctx/masking.py).
+    _vocabulary(source, [b.content for b in blocks if rank(b.sensitivity) <= rank(INTERNAL)])
     source.kind, source.bytes, source.content_hash = kind, len(content.encode()), digest
     source.chunk_count = len(found)
     source.save()

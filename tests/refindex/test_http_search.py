@@ -128,3 +128,28 @@ def test_it_rejects_bad_input(guide: Cast) -> None:
     assert status == 400 and data["error"]["details"] == {"field": "queries"}
     status, data = search(guide.owner, "x", limit=21)
     assert status == 400 and data["error"]["details"] == {"field": "limit"}
+
+
+def test_it_masks_a_credentials_snippet_and_keeps_its_words_out_of_the_terms(cast: Cast) -> None:
+    from ctx import services
+    from tests.api.test_masking import AWS, MARK
+    from tests.conftest import Api
+
+    doc = (
+        "## Deploy\n\nThe staging deploy runs nightly.\n\n---\n\n"
+        f"## Keys\n\nThe staging deploy uses access key {AWS} until May.\n\n---\n\n"
+        f"## Rotation\n\nRotate key {AWS} staging deploy.\n"
+    )
+    assert index(cast.owner, doc, source="ops.md")[0] in (200, 201)
+    _, raw = services.key_create(
+        tenant=cast.acme, name="vault", home="acme:main", write=[], max_sensitivity="credentials"
+    )
+    query = "access key rotation"
+    masked = [h["snippet"] for r in search(cast.owner, query)[1]["results"] for h in r["hits"]]
+    clear = [h["snippet"] for r in search(Api(raw), query)[1]["results"] for h in r["hits"]]
+    assert masked and MARK in masked and not any(AWS in s for s in masked)
+    assert any(AWS in s for s in clear)  # a key that may read credentials sees the text
+    typo = search(cast.owner, AWS.lower()[:-1] + "x")[1]
+    terms = search(cast.owner, "staging")[1]["terms"]
+    assert AWS.lower() not in typo["results"][0]["corrections"].values()
+    assert AWS.lower() not in str(terms)
