@@ -18,6 +18,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 TOOLS = {
     *("query", "store", "search", "get", "recent", "update", "delete", "categories", "stats"),
     *("recent_sessions", "session_detail", "search_sessions", "facts"),
+    *("index", "index_search"),
     *("save_decision", "save_error_solution", "save_insight"),
     *("get_preferences", "list_profiles", "record_signal"),
     *("history", "get_context", "changes"),
