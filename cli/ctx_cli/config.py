@@ -33,6 +33,14 @@ def config_path(environ: Mapping[str, str] = os.environ) -> Path:
     return Path(base) / "ctx" / "config"
 
 
+def state_home(environ: Mapping[str, str] = os.environ) -> Path:
+    """The client's state directory (`$XDG_STATE_HOME/ctx`, default `~/.local/state/ctx`):
+    what the CLI remembers between runs (ingest and session-import cursors), never inside the
+    folders it reads."""
+    base = environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    return Path(base) / "ctx"
+
+
 def _unquote(value: str) -> str:
     if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
         return value[1:-1]

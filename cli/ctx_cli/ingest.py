@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ctx_cli import SERVER_MAX_BATCH, CliError
+from ctx_cli.config import state_home
 from ctx_cli.http import ApiError, Client
 
 # Bounds: the server's limits (content 50 KiB by default, title 500, category 100, 50 tags of
@@ -368,9 +369,8 @@ def collect(root: Path, category: str | None = None) -> Plan:
 
 def state_path(root: Path, environ: Mapping[str, str] = os.environ) -> Path:
     """The folder's state file in the user's state directory, named by the folder's path."""
-    base = environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
     name = hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:16]
-    return Path(base) / "ctx" / "ingest" / f"{name}.json"
+    return state_home(environ) / "ingest" / f"{name}.json"
 
 
 def load_state(root: Path) -> dict[str, Any]:

@@ -17,14 +17,14 @@ from pathlib import Path
 from typing import Any
 
 from ctx_cli import CliError
+from ctx_cli.config import state_home
 from ctx_cli.sessions.model import Cursor
 
 VERSION = 1
 
 
 def state_dir(environ: Mapping[str, str] = os.environ) -> Path:
-    base = environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
-    return Path(base) / "ctx" / "sessions"
+    return state_home(environ) / "sessions"
 
 
 def state_path(base_url: str, tenant: str, environ: Mapping[str, str] = os.environ) -> Path:
