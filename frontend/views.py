@@ -56,6 +56,19 @@ def sign_out(request: HttpRequest) -> HttpResponse:
     return HttpResponseRedirect("/sign-in")
 
 
+# The dream queue's counts in words (the API's keys are for programs); back-off levels are
+# left to the API.
+DREAM_QUEUE_LABELS = {
+    "pickable_now": "due now",
+    "in_cooldown": "cooling down",
+    "claimed": "being dreamed",
+    "never_dreamed": "never dreamed",
+    "awaiting_embedding": "waiting for embedding",
+    "failing": "failing",
+    "cycles": "cycles run",
+}
+
+
 @require_GET
 @signed_in
 def home(request: HttpRequest, principal: Principal) -> HttpResponse:
@@ -69,4 +82,6 @@ def home(request: HttpRequest, principal: Principal) -> HttpResponse:
         "dream": dream_ops.stats(principal, dream_ops.ScopesParam.parse({})),
         "flags": dream_ops.flags_stats(principal, dream_ops.ScopesParam.parse({}))["stats"],
     }
+    queue = context["dream"]["queue"]
+    context["dream_rows"] = [(label, queue[k]) for k, label in DREAM_QUEUE_LABELS.items()]
     return page(request, principal, "home.html", context)
