@@ -162,7 +162,7 @@ def explain(data_dir: Path, question: str) -> dict[str, Any]:
     sql, params = arms_sql(
         filters=Filters(scope_ids=[bench_scope[0]]),
         arms=ARMS,
-        terms={"fts_en": terms, "fts_de": terms},
+        terms={"fts_en": terms, "fts_de": terms, "fts_simple": terms},
     )
     params.update(
         q_title=lexical_query(question), qvec=vec[0], pool=50, chunk_pool=200, n_docs=10_000,

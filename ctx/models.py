@@ -158,6 +158,19 @@ class BlockQuerySet(ScopedQuerySet):
         return self.filter(archived=False)
 
 
+def _tsv(config: str, normalizer: str) -> SearchVector:
+    """Title (weight A) and content (B) under `config`, each through the SQL `normalizer`."""
+    return SearchVector(
+        models.Func("title", function=normalizer, output_field=models.TextField()),
+        weight="A",
+        config=config,
+    ) + SearchVector(
+        models.Func("content", function=normalizer, output_field=models.TextField()),
+        weight="B",
+        config=config,
+    )
+
+
 class Block(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     scope = models.ForeignKey(Scope, on_delete=models.CASCADE, related_name="blocks")
@@ -177,16 +190,18 @@ class Block(models.Model):
     archived = models.BooleanField(default=False)
     embedding = VectorField(dimensions=EMBED_DIM, null=True, blank=True)
     embed_model = models.CharField(max_length=200, blank=True)
-    # Generated so they can never drift from the text; title weighs more than content.
+    # Generated so they can never drift from the text; title weighs more than content. Accents
+    # are folded first (ctx_fold, migration ctx 0018) so "Zoe" finds "Zoë"; the `simple` column
+    # serves text that is neither English nor German, CJK split into single characters that a
+    # phrase query joins again ("日本語" → '日' <-> '本' <-> '語').
     tsv_en = models.GeneratedField(
-        expression=SearchVector("title", weight="A", config="english")
-        + SearchVector("content", weight="B", config="english"),
-        output_field=SearchVectorField(),
-        db_persist=True,
+        expression=_tsv("english", "ctx_fold"), output_field=SearchVectorField(), db_persist=True
     )
     tsv_de = models.GeneratedField(
-        expression=SearchVector("title", weight="A", config="german")
-        + SearchVector("content", weight="B", config="german"),
+        expression=_tsv("german", "ctx_fold"), output_field=SearchVectorField(), db_persist=True
+    )
+    tsv_simple = models.GeneratedField(
+        expression=_tsv("simple", "ctx_simple_text"),
         output_field=SearchVectorField(),
         db_persist=True,
     )
@@ -238,6 +253,7 @@ class Block(models.Model):
         indexes = [
             GinIndex(fields=["tsv_en"], name="block_tsv_en_gin"),
             GinIndex(fields=["tsv_de"], name="block_tsv_de_gin"),
+            GinIndex(fields=["tsv_simple"], name="block_tsv_simple_gin"),
             GinIndex(fields=["title"], name="block_title_trgm", opclasses=["gin_trgm_ops"]),
             GinIndex(fields=["tags"], name="block_tags_gin"),
             HnswIndex(

@@ -27,12 +27,12 @@ from dataclasses import dataclass
 EPSILON = 1e-6
 MIN_SHIFT = 1.0
 # Arms whose missing candidates truly score zero: they did not match at all.
-ZERO_FLOOR_ARMS = frozenset({"fts_en", "fts_de", "title"})
+ZERO_FLOOR_ARMS = frozenset({"fts_en", "fts_de", "fts_simple", "title"})
 # Spreads below these are noise, not signal (cosine, BM25 and trigram units): z-scores divide by
 # at least this much, so near-identical candidates are not blown up to a spread of 1 that would
 # drown every later stage. Real candidate sets spread more (LongMemEval_S, 5th percentile:
 # cosine 0.08, median 0.11; BM25 1.3), where the floors change next to nothing.
-SD_FLOOR = {"semantic": 0.1, "fts_en": 0.5, "fts_de": 0.5, "title": 0.1}
+SD_FLOOR = {"semantic": 0.1, "fts_en": 0.5, "fts_de": 0.5, "fts_simple": 0.5, "title": 0.1}
 
 
 @dataclass(frozen=True)

@@ -126,6 +126,16 @@ KNOBS: tuple[Knob, ...] = (
         tenant=True,
     ),
     knob(
+        "CTX_FUSION_W_FTS_SIMPLE",
+        "float",
+        0.10,
+        "Fusion weight of language-agnostic full text (no stemmer; CJK by character), "
+        "for queries of neither language or in another script.",
+        bounds=(0, 1),
+        live=True,
+        tenant=True,
+    ),
+    knob(
         "CTX_FUSION_W_TITLE",
         "float",
         0.05,

@@ -37,7 +37,7 @@ from retrieval.search import (
 )
 from retrieval.sql import ARMS, ArmWeights, Filters, LexicalTerms
 from retrieval.stages import QueryContext, run_stages
-from retrieval.text import lexical_query
+from retrieval.text import lexical_query, other_script
 
 log = logging.getLogger("ctx.query")
 
@@ -76,6 +76,7 @@ def weights(tenant_id: int | None = None) -> ArmWeights:
         semantic=cfg["CTX_FUSION_W_SEMANTIC"],
         fts_en=cfg["CTX_FUSION_W_FTS_EN"],
         fts_de=cfg["CTX_FUSION_W_FTS_DE"],
+        fts_simple=cfg["CTX_FUSION_W_FTS_SIMPLE"],
         title=cfg["CTX_FUSION_W_TITLE"],
         k=cfg["CTX_RRF_K"],
         method=cfg["CTX_FUSION"],
@@ -202,7 +203,7 @@ def _plan(qc: QueryContext, fusion: str | None) -> _Plan:
     lexical = temporal_query.lexical_text(qc.query, qc.temporal)
     lang, texts = _arm_texts(qc, lexical)
     if texts is None:  # untranslated: the other language's arm would only add noise
-        arm_weights = arm_weights.for_language(lang)
+        arm_weights = arm_weights.for_language(lang, other_script=other_script(qc.query))
     qc.explain["weights"] = {a: arm_weights.of(a) for a in ARMS}
     terms = arm_terms(lexical, texts, temporal_query.iso_dates(qc.temporal))
     if qc.parts:

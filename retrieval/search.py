@@ -314,7 +314,7 @@ def attach_blocks(hits: list[Hit], *, vectors: bool = True, scopes: bool = True)
     vector stays there too and `has_vector` says whether there is one: parsing 50 vectors of
     384 floats from text was a fifth of a small scope's query time (profiled). With
     `scopes=False` the caller names scopes itself (the scope rows cost 1 of 3 ms for 50)."""
-    qs = Block.objects.defer("tsv_en", "tsv_de")
+    qs = Block.objects.defer("tsv_en", "tsv_de", "tsv_simple")
     if scopes:
         qs = qs.select_related("scope")
     if not vectors:

@@ -14,8 +14,12 @@ from typing import Any
 from django.conf import settings
 
 # Arms, in the order their scores are reported in `explain`.
-ARMS = ("semantic", "fts_en", "fts_de", "title")
-LEXICAL_ARMS = {"fts_en": "english", "fts_de": "german"}
+ARMS = ("semantic", "fts_en", "fts_de", "fts_simple", "title")
+LEXICAL_ARMS = {"fts_en": "english", "fts_de": "german", "fts_simple": "simple"}
+# Each text configuration's column and the SQL function its text (and the query's) goes
+# through first, so that both sides fold accents alike (migration ctx 0018).
+COLUMNS = {"english": "tsv_en", "german": "tsv_de", "simple": "tsv_simple"}
+NORMALIZERS = {"english": "ctx_fold", "german": "ctx_fold", "simple": "ctx_simple_text"}
 MAX_TERMS = 16  # words plus ISO-date phrases per full-text arm; bounds the statement's work
 
 # BM25 (k1, b) for the full-text arms. ts_rank of one term occurrence in the content (weight B)
@@ -103,6 +107,7 @@ class ArmWeights:
     semantic: float = 0.55
     fts_en: float = 0.25
     fts_de: float = 0.15
+    fts_simple: float = 0.10
     title: float = 0.05
     k: int = 60  # RRF only
     method: str = "score"  # retrieval.fusion: "score" or "rrf"
@@ -110,18 +115,21 @@ class ArmWeights:
     def of(self, arm: str) -> float:
         return float(getattr(self, arm))
 
-    def for_language(self, lang: str) -> ArmWeights:
+    def for_language(self, lang: str, *, other_script: bool = False) -> ArmWeights:
         """The full-text weight on the arm of the query's language, when it is known.
 
         Without a translation the other language's arm only sees the query under the wrong
         stemmer and stopwords: on LongMemEval's English questions its German BM25 added noise
-        (recall_all@5 0.931 with it, 0.940 with its weight on the English arm).
+        (recall_all@5 0.931 with it, 0.940 with its weight on the English arm). The `simple`
+        arm (no stemmer) serves queries of neither language, and words in another script
+        ("日本語") inside an English or German query.
         """
         total = self.fts_en + self.fts_de
+        simple = self.fts_simple if other_script else 0.0
         if lang == "en":
-            return replace(self, fts_en=total, fts_de=0.0)
+            return replace(self, fts_en=total, fts_de=0.0, fts_simple=simple)
         if lang == "de":
-            return replace(self, fts_en=0.0, fts_de=total)
+            return replace(self, fts_en=0.0, fts_de=total, fts_simple=simple)
         return self
 
 
@@ -141,12 +149,14 @@ def _term_values(arm: str, cfg: str, terms: LexicalTerms) -> tuple[str, dict[str
     params: dict[str, Any] = {}
     for i, word in enumerate(terms.words):
         params[f"{arm}_w{i}"] = word
-        exprs.append(f"plainto_tsquery('{cfg}', %({arm}_w{i})s)")
+        # The simple arm joins a word's characters as a phrase: CJK text is split into them.
+        parse = "phraseto_tsquery" if cfg == "simple" else "plainto_tsquery"
+        exprs.append(f"{parse}('{cfg}', {NORMALIZERS[cfg]}(%({arm}_w{i})s))")
     # ISO dates join as phrases: the parser splits "2025-03-14" into three tokens, and OR-ing
     # those singly would match every text that mentions 2025.
     for i, phrase in enumerate(terms.phrases):
         params[f"{arm}_p{i}"] = phrase
-        exprs.append(f"phraseto_tsquery('{cfg}', %({arm}_p{i})s)")
+        exprs.append(f"phraseto_tsquery('{cfg}', {NORMALIZERS[cfg]}(%({arm}_p{i})s))")
     values = ", ".join(f"({i}, {e})" for i, e in enumerate(exprs))
     return values, params
 
@@ -166,7 +176,7 @@ def _fts_arm(arm: str, cfg: str, where: str, terms: LexicalTerms) -> str:
     shares common words with the query would need all of them to outscore one rare match,
     and reading and ranking every such block was most of this arm's time in a large scope
     (a scope of no more blocks than the budget is never pruned)."""
-    column = "tsv_en" if cfg == "english" else "tsv_de"
+    column = COLUMNS[cfg]
     values, _ = _term_values(arm, cfg, terms)
     # A one-lexeme term's df: the stored counts of the scopes that have them (counted_scopes)
     # plus a count in the others; with none stored (a phrase, a lexeme too rare to be kept,

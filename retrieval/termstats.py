@@ -21,11 +21,11 @@ from django.utils import timezone
 from ctx import knobs
 from ctx.models import Scope
 from retrieval.models import TermStat
+from retrieval.sql import COLUMNS
 
 MIN_DF = 20
 DRIFT = 0.10
 MAX_AGE = timedelta(hours=24)
-COLUMNS = {"english": "tsv_en", "german": "tsv_de"}
 
 _SIZES = """SELECT b.scope_id, count(*) FROM ctx_block b WHERE NOT b.archived
     GROUP BY b.scope_id HAVING count(*) >= %s"""

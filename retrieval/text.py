@@ -9,6 +9,7 @@ PostgreSQL's own snowball files, read from the embedded server's share directory
 from __future__ import annotations
 
 import re
+import unicodedata
 from functools import lru_cache
 from pathlib import Path
 
@@ -45,6 +46,12 @@ def content_words(query: str) -> list[str]:
 def lexical_query(query: str) -> str:
     """The query without stopwords of either language (empty when nothing is left)."""
     return " ".join(content_words(query))
+
+
+def other_script(text: str) -> bool:
+    """Whether the text has letters of a script other than Latin (日本語, Привет): words the
+    English and German stemmers do not know, for the `simple` arm."""
+    return any(ch.isalpha() and not unicodedata.name(ch, "").startswith("LATIN") for ch in text)
 
 
 def wants_title_arm(query: str) -> bool:

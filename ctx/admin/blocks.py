@@ -12,7 +12,7 @@ from django import forms
 from django.contrib import admin
 from django.contrib.admin.views.main import ChangeList
 from django.contrib.postgres.search import SearchQuery
-from django.db.models import Q, QuerySet
+from django.db.models import Func, Q, QuerySet, TextField, Value
 from django.db.models.functions import Left
 from django.http import HttpRequest
 from django.urls import reverse
@@ -228,7 +228,9 @@ class BlockAdmin(OperatorAdmin):
         except ValueError:
             pass
         # Both served by indexes, also under row-level security (docs/rls.md, LEAKPROOF).
-        words = SearchQuery(term, config="english", search_type="websearch")
+        # The column's text had its accents folded (migration ctx 0018): so has the term.
+        folded = Func(Value(term), function="ctx_fold", output_field=TextField())
+        words = SearchQuery(folded, config="english", search_type="websearch")
         return queryset.filter(Q(tsv_en=words) | Q(title__trigram_word_similar=term)), False
 
     # columns

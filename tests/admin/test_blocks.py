@@ -111,6 +111,13 @@ def test_it_filters_and_searches_the_operators_blocks(keys: Keys) -> None:
     assert [c for c, _ in in_team] == ["food"]
 
 
+def test_its_search_finds_a_name_written_without_its_accents(keys: Keys) -> None:
+    block(keys.owner_key, "Guests", "Björn Müller arrives on Friday.")
+    block(keys.owner_key, "Lunch", "Pasta with tomatoes.")
+    rows = sign_in(keys.owner).get(LIST + "?q=Bjorn").context["cl"].result_list
+    assert [r.title for r in rows] == ["Guests"]
+
+
 def test_it_shows_a_blocks_links_and_supersession_chain(keys: Keys) -> None:
     old = block(keys.owner_key, "Office v1", "The office is on Main Street.")
     new = block(keys.owner_key, "Office v2", "The office moved to Elm Street.")
