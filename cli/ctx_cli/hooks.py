@@ -84,7 +84,8 @@ def brief_markdown(project: str, results: list[dict[str, Any]], tagged: bool) ->
     lines = [
         f"## ctx briefing: {project}",
         "",
-        f"{len(results)} blocks in ctx {how}. Read one in full with `ctx get <id>`.",
+        f"{len(results)} block{'' if len(results) == 1 else 's'} in ctx {how}. "
+        "Read one in full with `ctx get <id>`.",
     ]
     for r in results:
         lines += [

@@ -35,6 +35,7 @@ def test_it_prints_exactly_the_session_start_hook_json(cli: Cli, live_cast: Cast
     context = out["hookSpecificOutput"]["additionalContext"]
     assert context.startswith("## ctx briefing: acme")
     assert "### Rocket fuel" in context and "Untagged" not in context  # the tag wins
+    assert "\n1 block in ctx tagged `project:acme`" in context  # not "1 blocks"
 
 
 def test_it_answers_a_subagent_start_with_its_event_name(cli: Cli, live_cast: Cast) -> None:

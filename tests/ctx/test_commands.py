@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from django.core.management import CommandError, call_command
 
@@ -136,3 +138,19 @@ def test_it_creates_a_key_that_reads_credentials_in_clear(
     assert Api(vault).post("/api/manage", get)[1]["block"]["content"] == note
     call_command("keys", "list")
     assert "max=credentials" in capsys.readouterr().out
+
+
+def test_config_shows_the_values_the_server_chose_itself(
+    settings: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Left empty, the secret key is generated and the time zone is the machine's: `config`
+    # said neither (an empty CTX_SECRET_KEY read as if there were none).
+    settings.CTX = {**settings.CTX, "CTX_SECRET_KEY": "", "CTX_TIME_ZONE": ""}
+    settings.SECRET_KEY = "generated-secret-0123456789abcdef0123456789"
+    settings.TIME_ZONE = "Asia/Tokyo"
+    call_command("config")
+    rows = (line.partition(" ") for line in capsys.readouterr().out.splitlines())
+    lines = {name: value.strip() for name, _, value in rows}
+    assert lines["CTX_SECRET_KEY"].endswith("(generated)")
+    assert "0123456789abcdef" not in lines["CTX_SECRET_KEY"]
+    assert lines["CTX_TIME_ZONE"] == "Asia/Tokyo (the machine's zone)"
