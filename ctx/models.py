@@ -158,7 +158,7 @@ class BlockQuerySet(ScopedQuerySet):
         return self.filter(archived=False)
 
 
-def _tsv(config: str, normalizer: str) -> SearchVector:
+def _tsv(config: str, normalizer: str) -> models.Expression:
     """Title (weight A) and content (B) under `config`, each through the SQL `normalizer`."""
     return SearchVector(
         models.Func("title", function=normalizer, output_field=models.TextField()),
