@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from ctx import selectors
+from ctx import selectors, sensitivity
 from ctx.principal import Principal
+from retrieval import language
 from retrieval.relevance import floored
 from retrieval.search import Hit, attach_blocks, run_fused
 from retrieval.sql import ArmWeights, Filters
+from retrieval.text import other_script
 
 # Without the semantic arm the remaining weights keep their design ratios.
 LEXICAL_WEIGHTS = ArmWeights(semantic=0.0)
@@ -33,7 +35,24 @@ class SearchParams:
             tags=self.tags,
             types=self.types,
             types_exclude=excluded,
+            text_levels=text_levels(principal),
         )
+
+
+def text_levels(principal: Principal) -> tuple[str, ...] | None:
+    """The levels whose content the principal may match (None: every level)."""
+    levels = tuple(sensitivity.at_most(principal.read_ceiling))
+    return None if levels == sensitivity.LEVELS else levels
+
+
+def _weights(query: str) -> ArmWeights:
+    """Both languages' arms, as always; the `simple` arm only for text of neither language or
+    in another script. Chosen on XQuAD-R's dev half: with it on every German search, 19
+    questions ranked worse and 12 better (docs/benchmarks.md)."""
+    lang = language.detect(query).lang
+    if lang in ("en", "de") and not other_script(query):
+        return replace(LEXICAL_WEIGHTS, fts_simple=0.0)
+    return LEXICAL_WEIGHTS
 
 
 def search(principal: Principal, params: SearchParams) -> list[Hit]:
@@ -41,6 +60,6 @@ def search(principal: Principal, params: SearchParams) -> list[Hit]:
     if not filters.scope_ids:
         return []
     hits = run_fused(
-        query=params.query, filters=filters, limit=params.limit, weights=LEXICAL_WEIGHTS
+        query=params.query, filters=filters, limit=params.limit, weights=_weights(params.query)
     )
     return attach_blocks(floored(hits, params.min_score))

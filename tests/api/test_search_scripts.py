@@ -55,7 +55,7 @@ def test_characters_in_another_order_are_not_the_word(cast: Cast) -> None:
 
 
 def test_cyrillic_and_korean_are_found(cast: Cast) -> None:
-    cast.owner.store(title="Greeting", content="Привет, как дела у команды?")
+    cast.owner.store(title="Greeting", content="Привет, как дела у команды?")  # noqa: RUF001 (Russian text)
     cast.owner.store(title="Korean", content="한국어 수업은 화요일입니다.")
     cast.owner.store(title="Other", content="Nothing here.")
     _status, body = cast.owner.post("/api/search", {"query": "команды"})
