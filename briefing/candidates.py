@@ -44,7 +44,7 @@ WITH recent AS (
     SELECT b.id FROM ctx_block b
     WHERE %(project)s <> '' AND b.scope_id = ANY(%(scopes)s) AND b.type = ANY(%(types)s)
       AND (b.tags && %(project_tags)s::varchar[]
-           OR b.tsv_en @@ plainto_tsquery('english', ctx_fold(%(project)s)))
+           OR b.tsv_en @@ plainto_tsquery('english', %(project)s))
       AND {_LIVE}
     -- Not the updated_at index's order: with it the planner walked every block newest first
     -- looking for a rare project (0.6-1.5 s at 100k blocks); the GIN matches are few, sort them.

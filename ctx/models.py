@@ -190,15 +190,17 @@ class Block(models.Model):
     archived = models.BooleanField(default=False)
     embedding = VectorField(dimensions=EMBED_DIM, null=True, blank=True)
     embed_model = models.CharField(max_length=200, blank=True)
-    # Generated so they can never drift from the text; title weighs more than content. English
-    # folds accents first (ctx_fold, migration ctx 0018) so "Zoe" finds "Zoë"; the `simple` column
-    # serves text that is neither English nor German, CJK split into single characters that a
-    # phrase query joins again ("日本語" → '日' <-> '本' <-> '語').
+    # Generated so they can never drift from the text; title weighs more than content. The
+    # `simple` column folds accents (ctx_fold, migration ctx 0018: "Zoe" finds "Zoë") and serves
+    # text that is neither English nor German, CJK split into single characters that a phrase
+    # query joins again ("日本語" → '日' <-> '本' <-> '語'). The language columns are left as
+    # they were: folding before their stemmers changed German search (docs/benchmarks.md).
     tsv_en = models.GeneratedField(
-        expression=_tsv("english", "ctx_fold"), output_field=SearchVectorField(), db_persist=True
+        expression=SearchVector("title", weight="A", config="english")
+        + SearchVector("content", weight="B", config="english"),
+        output_field=SearchVectorField(),
+        db_persist=True,
     )
-    # German keeps its umlauts: its stemmer folds them itself, and folding them first changed
-    # stems (XQuAD-R German search: 19 questions worse, 12 better, docs/benchmarks.md).
     tsv_de = models.GeneratedField(
         expression=SearchVector("title", weight="A", config="german")
         + SearchVector("content", weight="B", config="german"),

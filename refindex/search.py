@@ -49,9 +49,8 @@ FROM (
 JOIN ctx_block b ON b.id = hit.block_id
 ORDER BY hit.rank DESC, hit.position
 """
-# ctx_fold: the column's text had its accents folded (migration ctx 0018), so has the query.
-_AND = "plainto_tsquery('english', ctx_fold(%(text)s))"
-_OR = "to_tsquery('english', ctx_fold(%(text)s))"
+_AND = "plainto_tsquery('english', %(text)s)"
+_OR = "to_tsquery('english', %(text)s)"
 
 
 @dataclass

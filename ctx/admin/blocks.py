@@ -228,10 +228,13 @@ class BlockAdmin(OperatorAdmin):
         except ValueError:
             pass
         # Both served by indexes, also under row-level security (docs/rls.md, LEAKPROOF).
-        # The column's text had its accents folded (migration ctx 0018): so has the term.
-        folded = Func(Value(term), function="ctx_fold", output_field=TextField())
-        words = SearchQuery(folded, config="english", search_type="websearch")
-        return queryset.filter(Q(tsv_en=words) | Q(title__trigram_word_similar=term)), False
+        # English stems, and the accent-folded simple column ("Bjorn" finds "Björn"; its text
+        # and the term both go through ctx_simple_text, migration ctx 0018).
+        words = SearchQuery(term, config="english", search_type="websearch")
+        folded = Func(Value(term), function="ctx_simple_text", output_field=TextField())
+        plain = SearchQuery(folded, config="simple", search_type="websearch")
+        matches = Q(tsv_en=words) | Q(tsv_simple=plain) | Q(title__trigram_word_similar=term)
+        return queryset.filter(matches), False
 
     # columns
 
