@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from ctx import selectors, sensitivity
+from ctx import selectors
 from ctx.principal import Principal
 from retrieval import language
 from retrieval.relevance import floored
@@ -35,14 +35,7 @@ class SearchParams:
             tags=self.tags,
             types=self.types,
             types_exclude=excluded,
-            text_levels=text_levels(principal),
         )
-
-
-def text_levels(principal: Principal) -> tuple[str, ...] | None:
-    """The levels whose content the principal may match (None: every level)."""
-    levels = tuple(sensitivity.at_most(principal.read_ceiling))
-    return None if levels == sensitivity.LEVELS else levels
 
 
 def _weights(query: str) -> ArmWeights:

@@ -46,18 +46,6 @@ class Filters:
     # rank just these (the semantic arm exactly) instead of scanning the HNSW index past
     # every block the period filter rejects.
     block_ids: tuple[str, ...] | None = None
-    # The sensitivity levels whose text the reader sees in clear (None: all). A block above
-    # them is still found by its title, never by its masked content: matching the content
-    # would let a key test guesses at a secret it cannot read ("hunter2" → 1 hit).
-    text_levels: tuple[str, ...] | None = None
-
-    def text_sql(self) -> tuple[str, dict[str, Any]]:
-        """sql() plus the text-level predicate: for the arms that read content."""
-        where, params = self.sql()
-        if self.text_levels is None:
-            return where, params
-        params["text_levels"] = list(self.text_levels)
-        return f"{where} AND b.sensitivity = ANY(%(text_levels)s)", params
 
     def sql(self) -> tuple[str, dict[str, Any]]:
         parts = ["b.scope_id = ANY(%(scope_ids)s)", "NOT b.archived"]
@@ -271,19 +259,17 @@ def arms_sql(
     `retrieval.fusion`, over these raw scores.
     """
     where, params = filters.sql()
-    text_where, text_params = filters.text_sql()  # the arms that match content
-    params.update(text_params)
     terms = terms or {}
     ctes: list[str] = []
     for arm in arms:
         if arm == "semantic":
             exact = filters.block_ids is not None
-            ctes.append(_exact_semantic_arm(text_where) if exact else _semantic_arm(text_where))
+            ctes.append(_exact_semantic_arm(where) if exact else _semantic_arm(where))
         elif arm == "title":
             ctes.append(_title_arm(where))
         else:
             arm_terms = terms.get(arm, LexicalTerms())
-            ctes.append(_fts_arm(arm, LEXICAL_ARMS[arm], text_where, arm_terms))
+            ctes.append(_fts_arm(arm, LEXICAL_ARMS[arm], where, arm_terms))
             params.update(_term_values(arm, LEXICAL_ARMS[arm], arm_terms)[1])
     union = " UNION ALL ".join(
         f"SELECT '{a}'::text AS arm, id, score::float8 FROM {a}" for a in arms

@@ -55,9 +55,7 @@ def test_it_masks_a_credentials_source_in_query_even_with_explain(cast: Cast) ->
     _secret(cast, metadata={"note": f"rotate {AWS}"})
     indexing.embed_pending(limit=10)
     status, body = cast.owner.post(
-        # By its title: the masked content no longer matches (see the last test).
-        "/api/query",
-        {"query": "the staging deploy key", "explain": True},
+        "/api/query", {"query": "which access key does staging use?", "explain": True}
     )
     assert status == 200, body
     (source,) = body["sources"]
@@ -182,17 +180,3 @@ def test_it_masks_credentials_in_the_changes(cast: Cast) -> None:
     status, changes = cast.owner.get("/api/changes", since="yesterday")
     assert status == 200 and changes["changes"][0]["sentence"] == f"New fact: {MARK}", changes
     assert AWS not in json.dumps(changes)
-
-
-def test_a_key_cannot_find_a_block_by_text_it_may_not_read(cast: Cast) -> None:
-    # Matching masked content would answer guesses at the secret: 1 hit for the right one.
-    _secret(cast)
-    for path in ("/api/search", "/api/query"):
-        status, body = cast.owner.post(path, {"query": AWS})
-        hits = body.get("results", body.get("sources"))
-        assert status == 200 and hits == [], (path, body)
-        status, body = _vault(cast).post(path, {"query": AWS})
-        hits = body.get("results", body.get("sources"))
-        assert status == 200 and [h["title"] for h in hits] == ["Staging deploy key"], path
-    # …while its title still finds it, masked.
-    assert _search(cast.owner)["preview"] == MARK

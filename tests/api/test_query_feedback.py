@@ -106,8 +106,9 @@ def test_it_fuses_by_rank_when_asked_and_rejects_unknown_methods(cast: Cast) -> 
     _store(cast, "Dinner", "Pasta with broth-based sauce at the corner place.")
     by_rank = _ask(cast, "ramen broth", NO_FEEDBACK, fusion="rrf")
     first = by_rank["sources"][0]
-    # weighted RRF over the two full-text arms: 0.25 / (60 + 1) + 0.15 / (60 + 1)
+    # weighted RRF over the three full-text arms (two words are neither English nor German, so
+    # the simple arm runs too): 0.25 / (60 + 1) + 0.15 / (60 + 1) + 0.10 / (60 + 1)
     raw = by_rank["explain"]["hits"][first["id"]]["score"]
-    assert first["title"] == "Lunch" and raw == pytest.approx(0.40 / 61, abs=1e-6)
+    assert first["title"] == "Lunch" and raw == pytest.approx(0.50 / 61, abs=1e-6)
     status, body = cast.owner.post("/api/query", {"query": "ramen", "fusion": "median"})
     assert status == 400 and body["error"]["code"] == "validation_error"

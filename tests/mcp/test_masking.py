@@ -35,7 +35,7 @@ def test_it_masks_a_credentials_block_in_every_read_tool(live: LiveServer, cast:
     for tool, args in (
         ("search", {"query": "staging deploy access key"}),
         ("recent", {}),
-        ("query", {"query": "the staging deploy key"}),  # by title: masked text never matches
+        ("query", {"query": "which access key does staging use?"}),
     ):
         data, text, error = call(live, key, tool, args)
         assert not error, (tool, data)
