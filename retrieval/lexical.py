@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from ctx import selectors
 from ctx.principal import Principal
@@ -39,13 +39,9 @@ class SearchParams:
 
 
 def _weights(query: str) -> ArmWeights:
-    """Both languages' arms, as always; the `simple` arm only for text of neither language or
-    in another script. Chosen on XQuAD-R's dev half: with it on every German search, 19
-    questions ranked worse and 12 better (docs/benchmarks.md)."""
+    """Both languages' arms, as always; the `simple` arm when ArmWeights.simple_for says."""
     lang = language.detect(query).lang
-    if lang in ("en", "de") and not other_script(query):
-        return replace(LEXICAL_WEIGHTS, fts_simple=0.0)
-    return LEXICAL_WEIGHTS
+    return LEXICAL_WEIGHTS.simple_for(lang, other_script=other_script(query))
 
 
 def search(principal: Principal, params: SearchParams) -> list[Hit]:

@@ -126,11 +126,18 @@ class ArmWeights:
         ("日本語") inside an English or German query.
         """
         total = self.fts_en + self.fts_de
-        simple = self.fts_simple if other_script else 0.0
+        weights = self.simple_for(lang, other_script=other_script)
         if lang == "en":
-            return replace(self, fts_en=total, fts_de=0.0, fts_simple=simple)
+            return replace(weights, fts_en=total, fts_de=0.0)
         if lang == "de":
-            return replace(self, fts_en=0.0, fts_de=total, fts_simple=simple)
+            return replace(weights, fts_en=0.0, fts_de=total)
+        return weights
+
+    def simple_for(self, lang: str, *, other_script: bool) -> ArmWeights:
+        """The `simple` arm only for text of neither language or in another script: on every
+        German search it ranked 19 XQuAD-R questions worse and 12 better (docs/benchmarks.md)."""
+        if lang in ("en", "de") and not other_script:
+            return replace(self, fts_simple=0.0)
         return self
 
 
