@@ -319,7 +319,9 @@ def query_phase(key: Any, queries: int, rng: random.Random) -> dict[str, Any]:
         words = [VOCAB[(t * 7 + k) % len(VOCAB)] for k in range(3)]
         text = f"what about {words[0]} and {words[1]} {i}"
         EmbedCache.objects.create(
-            key=cache_key(text, name), model=name, vector=noisy(centers[t], rng, 0.03)
+            key=cache_key(text, name, key.tenant_id),
+            model=name,
+            vector=noisy(centers[t], rng, 0.03),
         )
         texts.append(text)
     client = Client(headers={"X-Context-Key": raw})

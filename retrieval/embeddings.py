@@ -186,8 +186,11 @@ _LRU_SIZE = 2048
 _LRU_LOCK = threading.Lock()
 
 
-def cache_key(text: str, model: str, prefix: str = "query:") -> str:
-    return hashlib.sha256(f"{prefix}{text}".encode()).hexdigest() + ":" + model
+def cache_key(text: str, model: str, tenant_id: int | None = None) -> str:
+    """Keyed per tenant: a shared entry would answer another tenant's question faster than a
+    new one, and `timing_ms.embed` would tell a tenant what others had asked."""
+    owner = "" if tenant_id is None else f"t{tenant_id}:"
+    return hashlib.sha256(f"query:{owner}{text}".encode()).hexdigest() + ":" + model
 
 
 def _remember(model: str, vectors: dict[str, list[float]]) -> None:
@@ -206,14 +209,14 @@ def _remember(model: str, vectors: dict[str, list[float]]) -> None:
         )
 
 
-def embed_queries(texts: list[str]) -> list[list[float]]:
+def embed_queries(texts: list[str], tenant_id: int | None = None) -> list[list[float]]:
     """Each text's query vector: the process LRU, then the EmbedCache table (one lookup for
     all), then the provider for the rest in one batch (a comparison question's parts: two
-    single calls cost nearly twice one call of two)."""
+    single calls cost nearly twice one call of two). Cached per tenant (`cache_key`)."""
     from retrieval.models import EmbedCache  # heavy: loaded on first use
 
     provider = get_embedder()
-    keys = [cache_key(t, provider.name) for t in texts]
+    keys = [cache_key(t, provider.name, tenant_id) for t in texts]
     found: dict[str, list[float]] = {}
     with _LRU_LOCK:
         for key in keys:

@@ -83,11 +83,13 @@ def weights(tenant_id: int | None = None) -> ArmWeights:
     )
 
 
-def _vectors(texts: list[str], explain: dict[str, Any]) -> list[list[float] | None]:
+def _vectors(
+    texts: list[str], explain: dict[str, Any], tenant_id: int | None
+) -> list[list[float] | None]:
     """The texts' query embeddings in one batch, or None for each (lexical arms only) when
     the embedder is down or a text holds a secret."""
     try:
-        return list(embed_queries(texts))
+        return list(embed_queries(texts, tenant_id))
     except SensitivityBlocked as exc:  # the query holds a secret: it stays on this machine
         explain["embedding"] = {"status": "blocked", **(exc.details or {})}
     except Exception as exc:  # fail open: lexical arms still answer
@@ -263,7 +265,9 @@ def run_query(principal: Principal, params: QueryParams) -> QueryResult:
     decomposing = knobs.value("CTX_QUERY_DECOMPOSE", principal.tenant_id)
     parts = decompose.parts(sp.query) if decomposing else []
     # One batch: the question and its parts (a part holds no secret its question lacks).
-    qc.query_vector, *part_vectors = _vectors([sp.query, *parts], qc.explain)
+    qc.query_vector, *part_vectors = _vectors(
+        [sp.query, *parts], qc.explain, principal.tenant_id
+    )
     qc.parts = dict(zip(parts, part_vectors, strict=True))
     timing["embed"] = _ms(mark)
     mark = time.perf_counter()

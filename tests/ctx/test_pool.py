@@ -98,7 +98,8 @@ def test_a_comparison_searches_its_parts_on_pooled_helpers_in_the_callers_scopes
     assert found["explain"]["parts_found"] == [2, 2]  # each part sees both notes, only ours
     assert {s["id"] for s in found["sources"]} == {coffee, mixer}
     # the question's and parts' vectors are cached by a helper after the answer went out
-    keys = [cache_key(t, get_embedder().name) for t in [question, *found["explain"]["decomposed"]]]
+    asked = [question, *found["explain"]["decomposed"]]
+    keys = [cache_key(t, get_embedder().name, cast.acme.id) for t in asked]
     deadline = time.monotonic() + 10
     while EmbedCache.objects.filter(key__in=keys).count() < 3 and time.monotonic() < deadline:
         time.sleep(0.1)
