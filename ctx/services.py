@@ -52,6 +52,15 @@ def tenant_create(*, name: str, display_name: str = "", scopes: Iterable[str] = 
 
 
 def scope_create(*, tenant: Tenant, name: str, description: str = "") -> Scope:
+    """A name with a prefix carries its own tenant's (`acme:team`); `globex:x` in acme would
+    read, in every list and answer, as another tenant's scope."""
+    prefix, colon, _ = name.partition(":")
+    if colon and prefix != tenant.name:
+        raise ValidationFailed(
+            f"A scope name's prefix is its tenant's: '{tenant.name}:…' (or no prefix), "
+            f"not '{prefix}:'.",
+            details={"field": "name"},
+        )
     try:
         with transaction.atomic():
             return Scope.objects.create(tenant=tenant, name=name, description=description)

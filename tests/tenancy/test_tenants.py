@@ -63,6 +63,20 @@ def test_it_refuses_a_bad_or_taken_tenant_name(tiers: Tiers) -> None:
     assert (status, data["error"]["code"]) == (409, "conflict")
 
 
+def test_a_scope_name_carries_its_own_tenants_prefix(tiers: Tiers) -> None:
+    status, data = tiers.owner.post("/api/admin/scopes", {"name": "globex:x"})
+    assert (status, data["error"]["details"]) == (400, {"field": "name"}), data
+    assert tiers.owner.get("/api/whoami")[1]["write_scopes"].count("globex:x") == 0
+    for name in ("acme:plans", "notes"):  # its own prefix, or none
+        assert tiers.owner.post("/api/admin/scopes", {"name": name})[0] == 201
+    status, data = tiers.server_admin.post(
+        "/api/admin/tenants", {"name": "newco", "scopes": ["acme:spoof"]}
+    )
+    assert (status, data["error"]["code"]) == (400, "validation_error"), data
+    listed = tiers.server_admin.get("/api/admin/tenants")[1]["tenants"]
+    assert "newco" not in {t["name"] for t in listed}  # nothing half-made
+
+
 def test_it_stops_every_key_of_a_suspended_tenant_on_the_next_request(tiers: Tiers) -> None:
     assert tiers.member.get("/api/whoami")[0] == 200
     assert tiers.server_admin.post("/api/admin/tenants/acme/suspend")[0] == 200
