@@ -332,6 +332,25 @@ def block_upsert_many(
     ]
 
 
+@transaction.atomic
+def block_upsert_scoped(
+    *, principal: Principal, scope: str | None, items: list[tuple[str | None, BlockInput]]
+) -> list[UpsertResult]:
+    """A batch whose items may name their own scope (else the batch's): every scope is
+    checked before anything is written, all items land or none, results keep their order."""
+    groups: dict[str | None, list[int]] = {}
+    for index, (own, _) in enumerate(items):
+        groups.setdefault(own or scope, []).append(index)
+    for name in groups:
+        writable_scope(principal, name)
+    results: dict[int, UpsertResult] = {}
+    for name, indexes in groups.items():
+        batch = [items[i][1] for i in indexes]
+        done = block_upsert_many(principal=principal, scope=name, items=batch)
+        results.update(zip(indexes, done, strict=True))
+    return [results[i] for i in range(len(items))]
+
+
 def _saved(blocks: list[Block], principal: Principal) -> None:
     versions.record(principal, blocks)
     for hook in hooks.BLOCK_SAVED:

@@ -110,10 +110,12 @@ def store(principal: Principal, data: StoreInput) -> p.StorePayload:
     return payload  # type: ignore[return-value]
 
 
-def _item(index: int, raw: Any) -> BlockInput:
-    """Parse one batch item; an error names the item so nothing is silently dropped."""
+def _item(index: int, raw: Any) -> tuple[str | None, BlockInput]:
+    """Parse one batch item and the scope it names, if any; an error names the item so
+    nothing is silently dropped."""
     try:
-        return StoreInput.parse(raw).block()
+        item = StoreInput.parse(raw)
+        return item.scope, item.block()
     except CtxError as exc:
         exc.message = f"blocks[{index}]: {exc.message}"
         exc.details = {**(exc.details or {}), "index": index}
@@ -122,7 +124,7 @@ def _item(index: int, raw: Any) -> BlockInput:
 
 def store_batch(principal: Principal, data: StoreBatchInput) -> p.StoreBatchPayload:
     items = [_item(i, raw) for i, raw in enumerate(data.blocks)]
-    results = services.block_upsert_many(principal=principal, scope=data.scope, items=items)
+    results = services.block_upsert_scoped(principal=principal, scope=data.scope, items=items)
     rows = [{"id": str(r.block.pk), "action": r.action, **_sensitivity(r)} for r in results]
     return {"results": rows}  # type: ignore[typeddict-item]
 

@@ -115,3 +115,22 @@ def test_it_answers_413_for_a_body_over_the_upload_limit(cast: Cast) -> None:
         {"code": "payload_too_large", "message": "The request body is larger than 8388608 bytes."},
     )
     assert snapshot() == before
+
+
+def test_an_item_goes_to_the_scope_it_names(cast: Cast) -> None:
+    team = {**BLOCKS[2], "scope": "acme:team"}
+    status, body = cast.owner.post("/api/store/batch", {"blocks": [BLOCKS[0], team, BLOCKS[1]]})
+    assert status == 200, body
+    ids = [r["id"] for r in body["results"]]
+    scopes = [
+        cast.owner.post("/api/manage", {"action": "get", "id": i})[1]["block"]["scope"] for i in ids
+    ]
+    assert scopes == ["acme:main", "acme:team", "acme:main"]  # in the items' order
+
+
+def test_it_writes_nothing_when_one_item_names_a_scope_the_key_cannot_write(cast: Cast) -> None:
+    before = snapshot()
+    items = [BLOCKS[0], {**BLOCKS[2], "scope": "acme:main"}]  # the writer writes acme:team only
+    status, body = cast.writer.post("/api/store/batch", {"blocks": items})
+    assert (status, body["error"]["code"]) == (403, "forbidden"), body
+    assert snapshot() == before
