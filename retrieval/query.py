@@ -265,9 +265,7 @@ def run_query(principal: Principal, params: QueryParams) -> QueryResult:
     decomposing = knobs.value("CTX_QUERY_DECOMPOSE", principal.tenant_id)
     parts = decompose.parts(sp.query) if decomposing else []
     # One batch: the question and its parts (a part holds no secret its question lacks).
-    qc.query_vector, *part_vectors = _vectors(
-        [sp.query, *parts], qc.explain, principal.tenant_id
-    )
+    qc.query_vector, *part_vectors = _vectors([sp.query, *parts], qc.explain, principal.tenant_id)
     qc.parts = dict(zip(parts, part_vectors, strict=True))
     timing["embed"] = _ms(mark)
     mark = time.perf_counter()

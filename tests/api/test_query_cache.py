@@ -66,5 +66,5 @@ def test_another_tenant_asking_the_same_question_is_not_served_from_the_first_on
     status, body = cast.outsider.post("/api/query", {"query": question, "explain": True})
     assert status == 200, body
     # globex's question is embedded for globex: acme's (planted) entry does not steer it
-    assert [s["title"] for s in body["sources"]][0] == "Garden"
+    assert body["sources"][0]["title"] == "Garden"
     assert EmbedCache.objects.filter(key=_key(question, cast.globex.id)).exists()
