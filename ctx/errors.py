@@ -194,16 +194,12 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     if isinstance(exc, CtxError):
         err = exc
     elif isinstance(exc, RequestDataTooBig):  # Django's DATA_UPLOAD_MAX_MEMORY_SIZE: was a 500
-        err = TooLarge(
-            f"The request body is larger than {settings.DATA_UPLOAD_MAX_MEMORY_SIZE} bytes."
-        )
+        err = _too_big()
     elif isinstance(exc, drf.APIException):
         err = _from_drf(exc)
     elif (away := database_unavailable(exc)) is not None:
         log.warning("database unavailable: %s", str(exc).strip().splitlines()[0:1])
         err = away
-    elif isinstance(exc, RequestDataTooBig):
-        err = _too_big()
     else:
         log.exception("unhandled error in %s", context.get("view").__class__.__name__)
         err = CtxError("Internal error.", code=ErrorCode.INTERNAL_ERROR)

@@ -364,7 +364,8 @@ def int_pk(value: Any) -> int | None:
         return None
     if isinstance(value, int):
         return value
-    if isinstance(value, str) and value.strip().isdigit() and len(value.strip()) < 19:
+    # isdecimal, not isdigit: '³' is a digit that int() refuses (it was a 500)
+    if isinstance(value, str) and value.strip().isdecimal() and len(value.strip()) < 19:
         return int(value.strip())
     return None
 

@@ -46,6 +46,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django.contrib.postgres",
     "rest_framework",
+    "drf_spectacular",  # the OpenAPI schema at /api/schema (ctx/api/schema.py)
     "ctx.apps.CtxConfig",
     "retrieval.apps.RetrievalConfig",
     "dream.apps.DreamConfig",
@@ -191,7 +192,20 @@ REST_FRAMEWORK = {
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "EXCEPTION_HANDLER": "ctx.errors.exception_handler",
     "UNAUTHENTICATED_USER": None,
+    "DEFAULT_SCHEMA_CLASS": "ctx.api.schema.OperationSchema",
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "ctx.api.negotiation.Negotiation",
     # Per-key read/write token buckets in Redis (ctx/ratelimit.py; CTX_RATE_*).
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "ctx",
+    "DESCRIPTION": "A multi-tenant memory server for LLM agents (docs/api.md).",
+    "VERSION": "0.1.0",
+    "OAS_VERSION": "3.1.0",  # pydantic's JSON Schema (nullable fields are `"type": "null"`)
+    "SCHEMA_PATH_PREFIX": "/api",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "COMPONENT_SPLIT_REQUEST": False,
+    "POSTPROCESSING_HOOKS": [],  # the enum hook is for DRF serializers; ours are pydantic
 }
 
 LOGGING = {

@@ -132,6 +132,7 @@ def endpoint(*, public: bool = False, **methods: Op) -> Callable[..., Any]:
 
     attrs: dict[str, Any] = {method: bind(method, op) for method, op in methods.items()}
     attrs["throttle_classes"] = []  # handle() spends the declared bucket itself
+    attrs["ops"] = dict(methods)  # read by the OpenAPI schema (ctx/api/schema.py)
     if any(op.text is not None for op in methods.values()):
         attrs["renderer_classes"] = [JSONRenderer, PlainTextRenderer]
     if public:

@@ -27,6 +27,7 @@ urlpatterns = [
     path("api/blocks/<str:id>/history", views.block_history),
     path("api/blocks/<str:id>/history/<str:version>/restore", views.version_restore),
     path("api/whoami", views.whoami),
+    path("api/schema", views.SchemaView.as_view()),
     path("api/context", briefing.context),
     path("api/changes", briefing.changes),
     path("api/admin/scopes", views.scope_create),

@@ -6,6 +6,8 @@ from typing import Any
 
 from django.db import connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from drf_spectacular.views import SpectacularAPIView
+from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
@@ -41,6 +43,7 @@ MANAGE_ACTIONS: dict[str, Op] = {
 
 class ManageView(APIView):
     throttle_classes: list[Any] = []  # each action spends its own bucket (routing.handle)
+    ops_by_action = MANAGE_ACTIONS  # one request body per action in the OpenAPI schema
 
     def post(self, request: Request) -> HttpResponse:
         action = body(request).get("action")
@@ -51,6 +54,13 @@ class ManageView(APIView):
                 code=ErrorCode.UNKNOWN_ACTION,
             )
         return handle(request, "post", op, {}, drop=("action",))
+
+
+class SchemaView(SpectacularAPIView):
+    """`GET /api/schema`: the OpenAPI schema, to anyone (it describes, it holds no data)."""
+
+    authentication_classes: list[Any] = []
+    permission_classes = [AllowAny]
 
 
 def health(request: HttpRequest) -> JsonResponse:

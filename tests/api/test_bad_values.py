@@ -120,3 +120,17 @@ def test_it_answers_mcp_store_with_a_validation_error(live: LiveServer, cast: Ca
     args = {**NOTE, "content": "nul \x00 here"}
     _, text, error = call(live, cast.owner.key or "", "store", args)
     assert error and "content" in text and "internal" not in text
+
+
+# Found by schemathesis (tests/api/test_schema_fuzz.py): each was a 500.
+
+
+@pytest.mark.parametrize("path", ["/api/context", "/api/changes", "/api/preferences/active"])
+def test_an_unknown_format_is_a_400_naming_it(cast: Cast, path: str) -> None:
+    status, body = cast.owner.get(path, format="AAA")
+    assert (status, body["error"]["details"]) == (400, {"field": "format"}), body
+
+
+def test_a_digit_that_is_not_decimal_is_not_an_id(cast: Cast) -> None:
+    status, body = cast.owner.get("/api/sessions/³")
+    assert (status, body["error"]["code"]) == (404, "not_found"), body
