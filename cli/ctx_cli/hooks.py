@@ -157,7 +157,9 @@ def last_assistant_text(path: Path) -> str:
             entry = json.loads(line)
         except ValueError:
             continue
-        message = entry.get("message") if isinstance(entry, dict) else None
+        if not isinstance(entry, dict):  # a JSON string or list that mentions "assistant"
+            continue
+        message = entry.get("message")
         if entry.get("type") == "assistant" and isinstance(message, dict):
             text = _text_of(message)
             if text.strip():

@@ -292,7 +292,10 @@ def parse_inbox_file(name: str, data: bytes) -> Signal:
 def inbox_order(name: str) -> tuple[datetime, str]:
     """Oldest first by the time in the name (both stamp forms compare), then by name."""
     found = INBOX_NAME.match(name)
-    return (stamp_time(found["stamp"]) if found else datetime.max.replace(tzinfo=UTC)), name
+    try:
+        return (stamp_time(found["stamp"]) if found else datetime.max.replace(tzinfo=UTC)), name
+    except FolderError:  # an impossible time (month 13): last, and rejected when read
+        return datetime.max.replace(tzinfo=UTC), name
 
 
 def stamp_time(stamp: str) -> datetime:
@@ -301,7 +304,10 @@ def stamp_time(stamp: str) -> datetime:
         seconds = int(stamp) / (1000 if len(stamp) == 13 else 1)
         return datetime.fromtimestamp(seconds, UTC)
     fmt = "%Y%m%dT%H%M%S.%fZ" if "." in stamp else "%Y%m%dT%H%M%SZ"
-    return datetime.strptime(stamp, fmt).replace(tzinfo=UTC)
+    try:
+        return datetime.strptime(stamp, fmt).replace(tzinfo=UTC)
+    except ValueError:
+        raise FolderError(f"the name's time {stamp} is not a real time") from None
 
 
 def reject(path: Path, reason: str) -> Rejected:

@@ -62,7 +62,9 @@ def test_it_reads_the_last_assistant_message_of_the_transcript(cli: Cli, tmp_pat
         assistant("m3", "[PERSIST:notes:Second]\ntwo"),
     ]
     transcript = tmp_path / "t.jsonl"
-    transcript.write_text("\n".join(json.dumps(e) for e in entries) + "\nnot json\n")
+    # and lines that are JSON but not an entry (hypothesis found a crash on them)
+    odd = '\nnot json\n"assistant"\n["assistant"]\n'
+    transcript.write_text("\n".join(json.dumps(e) for e in entries) + odd)
     hook_input = {
         "hook_event_name": "SubagentStop",
         "transcript_path": str(transcript),

@@ -88,6 +88,21 @@ def test_it_answers_each_inbox_file_and_never_stops_at_a_bad_one(apis: Apis) -> 
     assert again["results"][0]["action"] == "duplicate"
 
 
+def test_an_inbox_file_named_for_an_impossible_time_is_rejected_with_its_reason(
+    apis: Apis,
+) -> None:
+    owner = apis[0]
+    files = [
+        _file(0, {"type": "like", "note": "x"}, "20261399T256199Z"),
+        _file(1, {"type": "like", "note": "y"}),
+    ]
+    status, body = owner.post("/api/signals/inbox", {"files": files})
+    assert status == 200, body  # was a 500 for the whole request (hypothesis found it)
+    first, second = body["results"]
+    assert first["reason"] == "the name's time 20261399T256199Z is not a real time"
+    assert second["action"] == "stored"
+
+
 def test_it_bounds_an_inbox_request(apis: Apis) -> None:
     owner = apis[0]
     many = [_file(0, {"type": "like", "note": "x"})] * 101
