@@ -204,7 +204,9 @@ def _read_profile(name: str, files: Mapping[str, str]) -> Profile:
         history_text = files.get(f"{stem}.history.jsonl", "")
         history = tuple(change_from_dict(d) for d in _jsonl(history_text))
         profile = profile_from_dict(data, history)
-    except (KeyError, TypeError, ValueError) as exc:  # ProfileError and SignalError included
+    # ProfileError and SignalError included; AttributeError: a field of the wrong JSON type
+    # (`"metrics": null`) met by a `.get` or `.items` (hypothesis found it)
+    except (AttributeError, KeyError, TypeError, ValueError) as exc:
         raise FolderError(f"{name}: {exc}") from exc
     if profile.slug != stem:
         raise FolderError(f"{name}: holds the profile {profile.slug!r}")

@@ -144,6 +144,15 @@ def test_it_refuses_a_folder_that_is_not_one(apis: Apis) -> None:
         {"files": {"x.json": json.dumps({"format": "ctx.profile/1", "slug": "y"})}},
     )
     assert status == 400 and body["error"]["message"].startswith("Not a profiles folder: x.json")
+    owner = apis[0]
+    owner.create("mine")
+    files = owner.get("/api/profiles/export")[1]["files"]
+    damaged = {**json.loads(files["mine.json"]), "metrics": None}  # was a 500 (hypothesis)
+    status, body = owner.post(
+        "/api/profiles/import", {"files": {**files, "mine.json": json.dumps(damaged)}}
+    )
+    assert (status, body["error"]["code"]) == (400, "validation_error"), body
+    assert body["error"]["message"].startswith("Not a profiles folder: mine.json")
     status, body = apis[0].post(
         "/api/profiles/import", {"files": {"a.json": "x" * (8 * 1024 * 1024 + 1)}}
     )

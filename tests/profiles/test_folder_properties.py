@@ -20,8 +20,9 @@ from profiles.core.folder import (
     inbox_order,
     parse_inbox_file,
 )
-from profiles.core.profile import PROFILE_FORMAT
+from profiles.core.profile import PROFILE_FORMAT, change_to_dict, profile_to_dict
 from profiles.core.signals import SignalError
+from tests.profiles.test_folder import sample_set
 
 CHECKS = settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
 
@@ -67,7 +68,7 @@ def _lines(items: list[Any]) -> str:
 
 @CHECKS
 @given(
-    st.lists(PROFILISH, max_size=2),
+    st.lists(PROFILISH, max_size=3),
     st.lists(st.one_of(JSON, SIGNALISH), max_size=3),
     st.lists(JSON, max_size=3),
     st.text(max_size=20),
@@ -75,8 +76,49 @@ def _lines(items: list[Any]) -> str:
 def test_profile_files_are_a_profile_set_or_its_reason(
     profiles: list[dict[str, Any]], signals: list[Any], history: list[Any], active: str
 ) -> None:
-    files = {f"p{i}.json": json.dumps(p) for i, p in enumerate(profiles)}
+    # a profile whose slug is its file's (else the reading stops at that first check)
+    named = [{**p, "slug": f"p{i}"} if i % 2 == 0 else p for i, p in enumerate(profiles)]
+    files = {f"p{i}.json": json.dumps(p) for i, p in enumerate(named)}
     files |= {f"p{i}.history.jsonl": _lines(history) for i in range(len(profiles))}
     files |= {SIGNALS: _lines(signals), ACTIVE: active}
+    with contextlib.suppress(FolderError):
+        import_files(files)
+
+
+_CODING = sample_set().profiles[0]
+VALID = profile_to_dict(_CODING)
+HISTORY = [change_to_dict(c) for c in _CODING.history]
+
+
+def _damaged(data: dict[str, Any], key: str, value: Any, deep: bool) -> dict[str, Any]:
+    """`data` with one field replaced, or (deep) one field of its first list's first item."""
+    lists = [k for k, v in data.items() if isinstance(v, list) and v and isinstance(v[0], dict)]
+    if deep and lists:
+        first = lists[0]
+        item = data[first][0]
+        inner = sorted(item)[hash(key) % len(item)] if item else key
+        return {**data, first: [{**item, inner: value}, *data[first][1:]]}
+    return {**data, key: value}
+
+
+@CHECKS
+@given(
+    st.sampled_from(sorted(set(VALID) - {"format", "slug"})),
+    JSON,
+    st.booleans(),
+    st.sampled_from(sorted(HISTORY[0])),
+    JSON,
+    st.booleans(),
+)
+def test_a_damaged_profile_or_history_is_its_reason(
+    key: str, value: Any, deep: bool, change_key: str, change_value: Any, in_history: bool
+) -> None:
+    profile, history = _damaged(VALID, key, value, deep), list(HISTORY)
+    if in_history:
+        profile, history[0] = VALID, _damaged(HISTORY[0], change_key, change_value, deep)
+    files = {
+        f"{_CODING.slug}.json": json.dumps(profile),
+        f"{_CODING.slug}.history.jsonl": _lines(history),
+    }
     with contextlib.suppress(FolderError):
         import_files(files)
