@@ -23,6 +23,11 @@ def main() -> None:
 
     try:
         execute_from_command_line(sys.argv)
+    except BrokenPipeError:
+        # The reader went away (`manage.py config | head`): no traceback for that. Python's
+        # advice: point stdout at /dev/null so the flush at exit cannot fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(1)
     finally:
         if handles is not None:
             handles.stop()

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -101,3 +102,19 @@ def test_it_flags_an_incomplete_llm_configuration(monkeypatch: pytest.MonkeyPatc
     assert check_llm_settings(None) == []
     monkeypatch.setitem(settings.CTX, "CTX_LLM_PROVIDER", "openai")
     assert {e.id for e in check_llm_settings(None)} == {"ctx.E011"}
+
+
+def test_a_reader_that_stops_early_gets_no_traceback() -> None:
+    """`manage.py config | head -1`: the pipe is closed before the command writes."""
+    proc = subprocess.Popen(
+        [sys.executable, "manage.py", "config"],
+        cwd=ROOT,
+        env=dict(os.environ),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # Django takes a second to start: nothing was written yet
+    err = proc.stderr.read().decode()
+    proc.wait(timeout=120)
+    assert "Traceback" not in err and "BrokenPipeError" not in err, err
