@@ -17,6 +17,7 @@ from ingest.models import Message, Session
 from memory.extract import Role, Unit
 from memory.identity import source_hash
 from memory.models import Entity, Fact
+from refindex.services import CATEGORY_PREFIX as INDEXED_CATEGORY_PREFIX
 
 EXTRACTOR = "rules-1"
 # Types that are not a person's own statements, or are extraction's own output.
@@ -65,8 +66,8 @@ def load(key: str) -> Source | None:
 
 
 # Documents and tool output indexed through /api/index (refindex) are kept as `index/<label>`
-# chunks: a log or a fetched page is nobody's statement, and "I prefer" in it is not a fact.
-INDEXED_CATEGORY_PREFIX = "index/"
+# chunks (INDEXED_CATEGORY_PREFIX, refindex's own constant): a log or a fetched page is
+# nobody's statement, and "I prefer" in it is not a fact.
 
 
 def eligible_blocks(block_ids: list[str]) -> list[str]:

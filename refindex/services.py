@@ -39,10 +39,14 @@ class Indexed:
     removed: int  # blocks of chunks that are gone
 
 
+# Every indexed chunk's category starts with this (memory formation skips such blocks).
+CATEGORY_PREFIX = "index/"
+
+
 def category(label: str) -> str:
     """`index/<label>`, within the 100 characters of a category (a long label keeps its
     start and a hash of the whole)."""
-    name = f"index/{label}"
+    name = f"{CATEGORY_PREFIX}{label}"
     if len(name) <= 100:
         return name
     digest = hashlib.sha256(label.encode()).hexdigest()[:10]
