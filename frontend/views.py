@@ -57,13 +57,12 @@ def sign_out(request: HttpRequest) -> HttpResponse:
 
 
 # The dream queue's counts in words (the API's keys are for programs); back-off levels are
-# left to the API.
+# left to the API, and the embedding backlog to the Blocks card (shown once).
 DREAM_QUEUE_LABELS = {
     "pickable_now": "due now",
     "in_cooldown": "cooling down",
     "claimed": "being dreamed",
     "never_dreamed": "never dreamed",
-    "awaiting_embedding": "waiting for embedding",
     "failing": "failing",
     "cycles": "cycles run",
 }

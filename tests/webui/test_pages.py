@@ -23,7 +23,8 @@ def test_it_shows_counts_dream_mode_and_the_latest_blocks_at_home(cast: Cast) ->
     assert '<th scope="row">acme:main</th><td>3</td>' in html
     assert '<a href="/blocks?category=ops">ops</a></th><td>3</td>' in html
     assert "Mode <strong>" in html and "1 open guard flag (near_copy: 1)" in html
-    assert "<dt>waiting for embedding</dt>" in html  # the queue in words, not API keys
+    assert "<dt>due now</dt>" in html  # the queue in words, not API keys
+    assert html.count("waiting for embedding") == 1  # the backlog once, on the Blocks card
     assert html.index(">Ramen</a>") < html.index(">Deploy plan</a>")  # newest first
 
 
