@@ -15,6 +15,7 @@ import typing
 from collections.abc import Mapping
 from typing import Any
 
+import uritemplate  # drf-spectacular's own dependency: the path's variables
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.plumbing import ResolvedComponent
@@ -96,7 +97,7 @@ class OperationSchema(AutoSchema):
         op = self._op()
         if op is None or self.method.lower() not in QUERY_STRING_METHODS:
             return parameters
-        in_path = {p["name"] for p in parameters if p["in"] == "path"}
+        in_path = self._path_names()
         schema = self._model_schema(op.model)
         required = set(schema.get("required", []))
         for name, field in schema.get("properties", {}).items():
@@ -125,18 +126,15 @@ class OperationSchema(AutoSchema):
             op = self._op()
             if op is None:
                 return None
-            in_path = set(typing.cast(list[str], self._path_names()))
             schema = self._model_schema(op.model)
-            for name in in_path:  # the path carries these, not the body
+            for name in self._path_names():  # the path carries these, not the body
                 schema.get("properties", {}).pop(name, None)
                 if name in schema.get("required", []):
                     schema["required"].remove(name)
         return {"content": {"application/json": {"schema": schema}}, "required": True}
 
-    def _path_names(self) -> list[str]:
-        import uritemplate  # drf-spectacular's own dependency
-
-        return list(uritemplate.variables(self.path))
+    def _path_names(self) -> set[str]:
+        return set(uritemplate.variables(self.path))
 
     def _action_schema(self, name: str, op: Op) -> dict[str, Any]:
         """One action's body: its model's fields and `action` (closed, like the model)."""

@@ -291,13 +291,16 @@ def parse_inbox_file(name: str, data: bytes) -> Signal:
     return signal_from_dict(parsed, default_id=found["uuid"], now=stamp_time(found["stamp"]))
 
 
+_LAST = datetime.max.replace(tzinfo=UTC)  # where a name without a real time sorts
+
+
 def inbox_order(name: str) -> tuple[datetime, str]:
     """Oldest first by the time in the name (both stamp forms compare), then by name."""
     found = INBOX_NAME.match(name)
     try:
-        return (stamp_time(found["stamp"]) if found else datetime.max.replace(tzinfo=UTC)), name
+        return (stamp_time(found["stamp"]) if found else _LAST), name
     except FolderError:  # an impossible time (month 13): last, and rejected when read
-        return datetime.max.replace(tzinfo=UTC), name
+        return _LAST, name
 
 
 def stamp_time(stamp: str) -> datetime:
