@@ -16,9 +16,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import IO, Any
 
-from django.http import HttpResponse
+from django.http import FileResponse, HttpResponse
+from django.http.response import HttpResponseBase
 from rest_framework.permissions import AllowAny
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
@@ -50,6 +51,10 @@ class Op:
     text: Callable[[Any], str] | None = None
     # A raw answer (bytes, content type) instead of the envelope.
     body: Callable[[Any], tuple[bytes, str]] | None = None
+    # A file sent as an attachment, streamed: (open binary file, content type, file name).
+    file: Callable[[Any], tuple[IO[bytes], str, str]] | None = None
+    # The input field that takes the request's body as bytes (an upload), instead of JSON.
+    raw_body: str | None = None
 
 
 class PlainTextRenderer(BaseRenderer):
@@ -88,6 +93,14 @@ def raw_input(
     return {**{k: v for k, v in source.items() if k not in drop}, **path}
 
 
+def _input(
+    request: Request, method: str, op: Op, path: dict[str, Any], drop: tuple[str, ...]
+) -> dict[str, Any]:
+    if op.raw_body is not None:  # an upload: the bytes as they came (the size limit applies)
+        return {op.raw_body: request.body, **path}
+    return raw_input(request, method, path, drop)
+
+
 def handle(
     request: Request,
     method: str,
@@ -96,18 +109,23 @@ def handle(
     drop: tuple[str, ...] = (),
     *,
     public: bool = False,
-) -> Response | HttpResponse:
+) -> Response | HttpResponseBase:
     """Parse, spend, run, answer. `drop`: body keys that chose the operation (`action`)."""
     caller = None if public else principal(request)
-    data = op.model.parse({**raw_input(request, method, path, drop), **op.more(request)})
+    data = op.model.parse({**_input(request, method, op, path, drop), **op.more(request)})
     if caller is not None and ratelimit.enabled():
         ratelimit.take(caller, op.bucket, op.cost(data))  # raises the 429 envelope
     payload = op.operation(caller, data)
     return answer(request, op, payload)
 
 
-def answer(request: Request, op: Op, payload: Mapping[str, Any]) -> Response | HttpResponse:
-    """The envelope, or the Op's text or raw body."""
+def answer(request: Request, op: Op, payload: Mapping[str, Any]) -> Response | HttpResponseBase:
+    """The envelope, or the Op's text, raw body or file."""
+    if op.file is not None:
+        handle, content_type, name = op.file(payload)
+        response = FileResponse(handle, as_attachment=True, filename=name)
+        response["Content-Type"] = content_type
+        return response
     if op.body is not None:
         content, content_type = op.body(payload)
         return HttpResponse(content, status=op.status(payload), content_type=content_type)
@@ -120,12 +138,12 @@ def answer(request: Request, op: Op, payload: Mapping[str, Any]) -> Response | H
 def endpoint(*, public: bool = False, **methods: Op) -> Callable[..., Any]:
     """A view for the given methods (`get=Op(...)`, `post=Op(...)`); `public`: no key."""
 
-    def bind(method: str, op: Op) -> Callable[..., Response | HttpResponse]:
+    def bind(method: str, op: Op) -> Callable[..., Response | HttpResponseBase]:
         # `?format=text` chose the renderer (DRF's URL format override): not an input field,
         # which the operation would refuse as unknown.
         drop = (str(api_settings.URL_FORMAT_OVERRIDE),) if op.text is not None else ()
 
-        def handler(self: APIView, request: Request, **path: Any) -> Response | HttpResponse:
+        def handler(self: APIView, request: Request, **path: Any) -> Response | HttpResponseBase:
             return handle(request, method, op, path, drop, public=public)
 
         return handler

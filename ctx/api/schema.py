@@ -126,6 +126,9 @@ class OperationSchema(AutoSchema):
             op = self._op()
             if op is None:
                 return None
+            if op.raw_body is not None:  # an upload: the bytes themselves
+                binary = {"schema": {"type": "string", "format": "binary"}}
+                return {"content": {"application/octet-stream": binary}, "required": True}
             schema = self._model_schema(op.model)
             for name in self._path_names():  # the path carries these, not the body
                 schema.get("properties", {}).pop(name, None)
@@ -165,7 +168,7 @@ class OperationSchema(AutoSchema):
         return responses
 
     def _success_content(self, op: Op) -> dict[str, Any]:
-        if op.body is not None:  # a raw answer (a file, an archive)
+        if op.body is not None or op.file is not None:  # a raw answer (a file, an archive)
             return {"content": {"application/octet-stream": {"schema": {}}}}
         payload = self._payload_schema(op)
         envelope = {

@@ -9,6 +9,7 @@ from rest_framework.request import Request
 from ctx.api.common import body
 from ctx.api.routing import READ, Op, created, endpoint
 from ctx.ops import tenancy as ops
+from ctx.ops import transfer
 
 
 def _query_tenant(request: Request) -> dict[str, Any]:
@@ -34,3 +35,14 @@ clients = endpoint(
     post=Op(ops.client_create, ops.ClientCreateInput, status=created),
 )
 client = endpoint(delete=Op(ops.client_delete, ops.ClientInput))
+
+
+def _archive(payload: Any) -> tuple[Any, str, str]:
+    return payload["file"], "application/gzip", payload["filename"]
+
+
+# A tenant's archive (ctx/ops/transfer.py): its owner takes it and restores it.
+tenant_export = endpoint(
+    get=Op(transfer.tenant_export, transfer.ExportInput, bucket=READ, file=_archive)
+)
+tenant_import = endpoint(post=Op(transfer.tenant_import, transfer.ImportInput, raw_body="archive"))

@@ -35,6 +35,8 @@ urlpatterns = [
     path("api/admin/tenants/<str:name>", tenancy.tenant),
     path("api/admin/tenants/<str:name>/suspend", tenancy.tenant_suspend),
     path("api/admin/tenants/<str:name>/resume", tenancy.tenant_resume),
+    path("api/tenant/export", tenancy.tenant_export),
+    path("api/tenant/import", tenancy.tenant_import),
     path("api/keys", tenancy.keys),
     path("api/keys/<str:prefix>", tenancy.key),
     path("api/oauth/clients", tenancy.clients),

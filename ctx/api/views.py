@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import connection
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, JsonResponse
+from django.http.response import HttpResponseBase
 from drf_spectacular.views import SpectacularAPIView
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
@@ -45,7 +46,7 @@ class ManageView(APIView):
     throttle_classes: list[Any] = []  # each action spends its own bucket (routing.handle)
     ops_by_action = MANAGE_ACTIONS  # one request body per action in the OpenAPI schema
 
-    def post(self, request: Request) -> HttpResponse:
+    def post(self, request: Request) -> HttpResponseBase:
         action = body(request).get("action")
         op = MANAGE_ACTIONS.get(action) if isinstance(action, str) else None
         if op is None:
