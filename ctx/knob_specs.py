@@ -72,8 +72,9 @@ KNOBS: tuple[Knob, ...] = (
     knob(
         "CTX_DB_POOL_TIMEOUT",
         "float",
-        2.0,
-        "Seconds a request waits for a pooled connection before it answers 503.",
+        1.0,
+        "Seconds a request waits for a pooled connection before it answers 503 (the gate hands "
+        "out no more slots than connections, so only a database that went away makes it wait).",
         bounds=(0.1, 60),
     ),
     knob(
