@@ -127,7 +127,7 @@ def store_hints(principal: Principal, block: Block) -> dict[str, Any]:
         try:
             texts = windows(block.title, block.content)[:HINT_WINDOWS]
             # Above the embedder's trust this raises SensitivityBlocked: no hint, nothing sent.
-            vector = _mean(embed_texts(texts, kind="passage", level=block.sensitivity))
+            vector = _mean(embed_texts(texts, kind="probe", level=block.sensitivity))
             found = _closest(block, vector)
         except Exception:  # fail open: a hint is advice, the write has committed
             log.warning("guard hint skipped: embedding failed", exc_info=True)

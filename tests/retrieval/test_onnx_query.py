@@ -40,6 +40,22 @@ def test_onnx_int8_questions_rank_notes_as_the_torch_vectors_do() -> None:
     assert (stored @ quantized.T).argmax(axis=0).tolist() == [0, 3, 1]
 
 
+def test_a_store_hint_probe_takes_the_fast_encoder_and_stays_close_to_the_passage() -> None:
+    """A store's near-duplicate hint embeds its text once, in the request ("probe"): through
+    the ONNX encoder, close to the vector the worker stores for it later."""
+    notes = [
+        "Sarah and I spent two weeks in Lisbon in April, then three days in Porto.",
+        "INV-2026-1005 from Tyrell Corp: amount 7904 EUR, due 2026-07-21",
+    ]
+    torch = LocalSentenceTransformer(query_runtime="torch")
+    int8 = LocalSentenceTransformer(query_runtime="onnx-int8")
+    stored = np.array(torch.embed(notes, kind="passage"))
+    probed = np.array(int8.embed(notes, kind="probe"))
+    assert int8._queries, "the ONNX encoder was not used"
+    assert (stored * probed).sum(axis=1).min() > 0.98
+    assert int8._model is None  # torch never loaded for it
+
+
 def test_onnx_questions_get_the_vectors_torch_gives_them() -> None:
     onnx = LocalSentenceTransformer(query_runtime="onnx")
     torch = LocalSentenceTransformer(query_runtime="torch")
