@@ -72,9 +72,10 @@ KNOBS: tuple[Knob, ...] = (
     knob(
         "CTX_DB_POOL_TIMEOUT",
         "float",
-        1.0,
+        1.25,
         "Seconds a request waits for a pooled connection before it answers 503 (the gate hands "
-        "out no more slots than connections, so only a database that went away makes it wait).",
+        "out no more slots than connections, so only a database that went away makes it wait; "
+        "long enough to bridge a restart: the pool reconnects 0.25 and 0.75 s after a failure).",
         bounds=(0.1, 60),
     ),
     knob(

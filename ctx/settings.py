@@ -9,6 +9,8 @@ from ctx.runtime.shadow import ensure_project_secrets
 
 ensure_project_secrets()
 
+from psycopg_pool.base import AttemptWithBackoff  # noqa: E402
+
 import secrets  # noqa: E402 - the project's app, which re-exports the stdlib module
 from ctx import config  # noqa: E402
 from ctx.dburl import parse_database_url  # noqa: E402
@@ -132,6 +134,11 @@ if CTX["CTX_DB_POOL"]:
         "timeout": CTX["CTX_DB_POOL_TIMEOUT"],
         "reconnect_timeout": 3.0,
     }
+    # Its first retry of a failed connection comes 1 s after the failure (then 2, 4 s), and
+    # psycopg_pool has no setting for it: a PostgreSQL restart of 0.4 s outlasted a request's
+    # wait for a connection (503s). Retried after 0.25, 0.75, 1.75 s, a restart is bridged
+    # within the wait, and a stopped database still answers 503 within CTX_DB_POOL_TIMEOUT.
+    AttemptWithBackoff.INITIAL_DELAY = 0.25
 _db["CONN_HEALTH_CHECKS"] = True
 DATABASES = {"default": _db}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"

@@ -138,7 +138,16 @@ def _rows(label: str, lookup: str, tenant: Tenant, embeddings: bool) -> Iterator
         yield {f.attname: _encode(f, f.value_from_object(obj)) for f in cols}
 
 
-def lines(tenant: Tenant, *, embeddings: bool = True) -> Iterator[bytes]:
+Progress = Callable[[int], None]  # told the rows done so far (a progress display)
+
+
+def _quiet(done: int) -> None:
+    pass
+
+
+def lines(
+    tenant: Tenant, *, embeddings: bool = True, progress: Progress = _quiet
+) -> Iterator[bytes]:
     """The archive's JSON lines (uncompressed), header to trailer."""
     head = {
         "ctx_export": FORMAT,
@@ -148,13 +157,16 @@ def lines(tenant: Tenant, *, embeddings: bool = True) -> Iterator[bytes]:
         "embeddings": embeddings,
     }
     yield _line(head)
-    counts = Counts()
+    counts, done = Counts(), 0
     for label, lookup in PARTS:
         if label in EMBEDDING_PARTS and not embeddings:
             continue
         for row in _rows(label, lookup, tenant, embeddings):
             counts.add(label)
             yield _line({"m": label, "r": row})
+            done += 1
+            if done % BATCH == 0:
+                progress(done)
     yield _line({"end": True, "counts": counts.rows})
 
 
@@ -191,10 +203,13 @@ def gzipped(chunks: Iterable[bytes], level: int = 6) -> Iterator[bytes]:
     yield b"".join(pending)
 
 
-def export_to(tenant: Tenant, out: IO[bytes], *, embeddings: bool = True) -> dict[str, int]:
+def export_to(
+    tenant: Tenant, out: IO[bytes], *, embeddings: bool = True, progress: Progress = _quiet
+) -> dict[str, int]:
     """Write the archive to a binary file; the row counts per model."""
     counts: dict[str, int] = {}
-    for chunk in gzipped(_counting(lines(tenant, embeddings=embeddings), counts)):
+    rows = lines(tenant, embeddings=embeddings, progress=progress)
+    for chunk in gzipped(_counting(rows, counts)):
         out.write(chunk)
     return counts
 
@@ -266,7 +281,9 @@ class Restored:
     skipped: list[str]  # settings overrides this server refuses, with the reason
 
 
-def restore(stream: IO[bytes], *, into: Callable[[dict[str, Any]], Tenant]) -> Restored:
+def restore(
+    stream: IO[bytes], *, into: Callable[[dict[str, Any]], Tenant], progress: Progress = _quiet
+) -> Restored:
     """Write the archive's rows into the tenant `into(header)` gives (a new one, or one without
     blocks), inside the caller's transaction. Conflict when an id is still taken."""
     docs = read_lines(stream)
@@ -284,6 +301,7 @@ def restore(stream: IO[bytes], *, into: Callable[[dict[str, Any]], Tenant]) -> R
             break
         if doc.get("m") != label or len(batch) >= BATCH:
             _insert(label, batch, target, counts)
+            progress(sum(counts.rows.values()))
             batch, label = [], _label(doc)
         batch.append(_row(doc))
     _insert(label, batch, target, counts)
@@ -502,14 +520,16 @@ def embed_later(block_ids: list[str]) -> None:
 # --- the operations: manage.py and the HTTP API (a tenant's owner) -------------------------------
 
 
-def export_file(name: str, path: Path, *, embeddings: bool = True) -> dict[str, int]:
+def export_file(
+    name: str, path: Path, *, embeddings: bool = True, progress: Progress = _quiet
+) -> dict[str, int]:
     """`manage.py tenant_export`: the archive written next to `path`, then moved into place
     (a failed export leaves no half file behind)."""
     tenant = _named(name)
     part = path.with_name(path.name + ".part")
     try:
         with part.open("wb") as out:
-            counts = export_to(tenant, out, embeddings=embeddings)
+            counts = export_to(tenant, out, embeddings=embeddings, progress=progress)
         part.replace(path)
     finally:
         part.unlink(missing_ok=True)
@@ -523,7 +543,9 @@ def _named(name: str) -> Tenant:
     return tenant
 
 
-def import_file(path: Path, *, as_name: str | None = None) -> tuple[Restored, NewTenant]:
+def import_file(
+    path: Path, *, as_name: str | None = None, progress: Progress = _quiet
+) -> tuple[Restored, NewTenant]:
     """`manage.py tenant_import`: a new tenant (the archive's name, or `as_name`) holding the
     archive's rows, with a new owner key; nothing is written when anything fails."""
 
@@ -541,7 +563,7 @@ def import_file(path: Path, *, as_name: str | None = None) -> tuple[Restored, Ne
         return Tenant.objects.create(name=name, display_name=str(head.get("display_name") or name))
 
     with path.open("rb") as stream, transaction.atomic():
-        restored = restore(stream, into=new)
+        restored = restore(stream, into=new, progress=progress)
         owner = _first_owner(restored.tenant)
         embed_later(restored.to_embed)
     return restored, owner

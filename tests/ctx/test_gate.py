@@ -1,6 +1,7 @@
 """With a pool, a web worker runs as many requests at once as it has connections and queues the
 others (ctx/gate.py): more clients than connections wait their turn instead of answering 503
-while the running requests are slow. A real uvicorn with a pool of 2 on the test database."""
+while the running requests are slow, and reads leave one connection to stores. A real uvicorn
+with a pool of 2 on the test database."""
 
 from __future__ import annotations
 
@@ -45,13 +46,26 @@ def test_it_queues_requests_beyond_its_connections_while_they_are_slow(
         )
         return resp.status_code
 
-    with ThreadPoolExecutor(12) as clients:
+    def store() -> int:
+        note = {"category": "notes", "title": "queued", "content": "Stored while reads queue."}
+        resp = httpx.post(
+            two_connections.url + "/api/store", json=note, headers=headers, timeout=60
+        )
+        return resp.status_code
+
+    with ThreadPoolExecutor(13) as clients:
         with transaction.atomic():
             with connection.cursor() as cur:  # the key lookups wait: every request is slow
                 cur.execute("LOCK TABLE ctx_apikey IN ACCESS EXCLUSIVE MODE")
             answers = clients.map(search, range(12))
             deadline = time.monotonic() + 30
+            while _lock_waiters() < 1 and time.monotonic() < deadline:
+                time.sleep(0.05)
+            # reads hold every connection but one: the store behind twelve reads takes it
+            stored = clients.submit(store)
             while _lock_waiters() < 2 and time.monotonic() < deadline:
                 time.sleep(0.05)
+            assert _lock_waiters() == 2
             time.sleep(3)  # longer than the pool's wait for a connection (CTX_DB_POOL_TIMEOUT)
         assert list(answers) == [200] * 12
+        assert stored.result() == 201

@@ -116,3 +116,25 @@ def test_the_503_names_the_reason() -> None:
     asyncio.run(scenario())
     error = json.loads(bodies[0])["error"]
     assert error["code"] == "service_unavailable" and "busy" in error["message"]
+
+
+def test_reads_leave_a_slot_for_stores() -> None:
+    """Two slots: one read runs, the next read waits although a slot is free, and a store
+    arriving after it runs at once in the slot kept for stores."""
+
+    async def scenario() -> list[str]:
+        app = App()
+        gate = RequestGate(app, slots=2, longest=30)  # type: ignore[arg-type]
+        first_read = asyncio.create_task(call(gate, "POST", "/api/query"))
+        await asyncio.sleep(0.01)
+        second_read = asyncio.create_task(call(gate, "POST", "/api/search"))
+        await asyncio.sleep(0.01)
+        store = asyncio.create_task(call(gate, "POST", "/api/store"))
+        await asyncio.sleep(0.01)
+        running = list(app.ran)
+        for name in ["POST /api/store", "POST /api/query", "POST /api/search"]:
+            finish(app, name)
+        assert await asyncio.gather(first_read, second_read, store) == [200] * 3
+        return running
+
+    assert asyncio.run(scenario()) == ["POST /api/query", "POST /api/store"]

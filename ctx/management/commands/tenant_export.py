@@ -7,6 +7,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from ctx.errors import CtxError
+from ctx.management import progress
 from ctx.ops import transfer
 
 
@@ -29,7 +30,11 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **opts: Any) -> None:
         path = Path(opts["file"])
         try:
-            counts = transfer.export_file(opts["name"], path, embeddings=not opts["no_embeddings"])
+            with progress.rows("exported") as tell:
+                embeddings = not opts["no_embeddings"]
+                counts = transfer.export_file(
+                    opts["name"], path, embeddings=embeddings, progress=tell
+                )
         except CtxError as exc:
             raise CommandError(exc.message) from None
         except OSError as exc:

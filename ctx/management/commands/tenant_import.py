@@ -6,6 +6,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from ctx.errors import CtxError
+from ctx.management import progress
 from ctx.ops import transfer
 
 
@@ -23,7 +24,8 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **opts: Any) -> None:
         path = Path(opts["file"])
         try:
-            restored, new = transfer.import_file(path, as_name=opts["as_name"])
+            with progress.rows("restored") as tell:
+                restored, new = transfer.import_file(path, as_name=opts["as_name"], progress=tell)
         except CtxError as exc:
             raise CommandError(exc.message) from None
         except OSError as exc:
