@@ -9,7 +9,7 @@ where they hold neither a thread nor a connection, first come first served, exce
 a waiting store goes before every waiting read, and reads hold at most all slots but one, so a
 store finds one at once unless other stores hold them. A write is cheap and is what a client
 must not wait for (50 clients, 40 % stores: store p95 2.7 s when stores queued behind queries
-and searches; 0.84–1.42 s with the priority alone; 0.96 s with the slot kept). In a closed loop
+and searches; 0.84 to 1.42 s with the priority alone; 0.96 s with the slot kept). In a closed loop
 of clients this cannot starve the reads: the clients that store are the ones that read next,
 and stores alone never fill the server.
 
