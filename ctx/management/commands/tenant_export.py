@@ -1,12 +1,10 @@
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import BaseCommand, CommandParser
 
-from ctx.errors import CtxError
 from ctx.management import progress
 from ctx.ops import transfer
 
@@ -29,18 +27,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **opts: Any) -> None:
         path = Path(opts["file"])
-        try:
-            with progress.rows("exported") as tell:
-                embeddings = not opts["no_embeddings"]
-                counts = transfer.export_file(
-                    opts["name"], path, embeddings=embeddings, progress=tell
-                )
-        except CtxError as exc:
-            raise CommandError(exc.message) from None
-        except OSError as exc:
-            raise CommandError(f"cannot write {path}: {exc.strerror}") from None
-        rows = sum(counts.values())
-        self.stdout.write(f"exported tenant {opts['name']} to {path}: {rows} rows")
-        for label, n in sorted(counts.items()):
-            self.stdout.write(f"  {label}: {n}")
-        sys.stdout.flush()
+        embeddings = not opts["no_embeddings"]
+        with progress.command_errors(path, "write"), progress.rows("exported") as tell:
+            counts = transfer.export_file(opts["name"], path, embeddings=embeddings, progress=tell)
+        progress.report(self.stdout, f"exported tenant {opts['name']} to {path}", counts)

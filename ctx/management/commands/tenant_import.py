@@ -3,9 +3,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import BaseCommand, CommandParser
 
-from ctx.errors import CtxError
 from ctx.management import progress
 from ctx.ops import transfer
 
@@ -23,17 +22,11 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **opts: Any) -> None:
         path = Path(opts["file"])
-        try:
-            with progress.rows("restored") as tell:
-                restored, new = transfer.import_file(path, as_name=opts["as_name"], progress=tell)
-        except CtxError as exc:
-            raise CommandError(exc.message) from None
-        except OSError as exc:
-            raise CommandError(f"cannot read {path}: {exc.strerror}") from None
-        rows = sum(restored.counts.values())
-        self.stdout.write(f"restored tenant {new.tenant.name} from {path}: {rows} rows")
-        for label, n in sorted(restored.counts.items()):
-            self.stdout.write(f"  {label}: {n}")
+        with progress.command_errors(path, "read"), progress.rows("restored") as tell:
+            restored, new = transfer.import_file(path, as_name=opts["as_name"], progress=tell)
+        progress.report(
+            self.stdout, f"restored tenant {new.tenant.name} from {path}", restored.counts
+        )
         for finding in restored.skipped:
             self.stderr.write(f"  a settings override was not restored: {finding}")
         if restored.to_embed:
