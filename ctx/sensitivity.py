@@ -106,6 +106,22 @@ def _real_password(match: re.Match[str]) -> bool:
     return _PLACEHOLDER.match(match.group("value")) is None
 
 
+_PROSE_TRAILING = ".,;:!?)]}"
+
+
+def _prose_password(match: re.Match[str]) -> bool:
+    """`the password is hunter2`: a value with a digit, neither a placeholder nor a path or URL
+    (`pwd /home/me2`); a word after "password" ("is required", "manager") is not a secret."""
+    value = match.group("value").rstrip(_PROSE_TRAILING)
+    return (
+        len(value) >= 6
+        and any(c.isdigit() for c in value)
+        and _PLACEHOLDER.match(value) is None
+        and not value.startswith(("/", "~", "."))
+        and "://" not in value
+    )
+
+
 def shannon_entropy(text: str) -> float:
     """Bits per character of the text's own character distribution."""
     if not text:
@@ -300,6 +316,20 @@ DETECTORS: tuple[Detector, ...] = (
         folded_hints=("pass", "kennwort", "pwd", "secret", "key", "token"),
     ),
     Detector(
+        # The same secret said in a sentence: "the password is Sommer2024!", "use password
+        # hunter2-Xq9 for the db", "das Passwort ist …". Only a value with a digit counts;
+        # `password = …` and `password: …` are assignments (the detector above), not prose.
+        "password_in_prose",
+        CREDENTIALS,
+        re.compile(
+            r"(?i)(?<![A-Za-z0-9_\-])(?:password|passwort|kennwort|passphrase|passcode|pwd)"
+            r"\s{1,3}(?:(?:is|ist|was|war|lautet)\s{1,3})?[\"'`]?"
+            r"(?P<value>[^\s\"'<>`=:][^\s\"'<>`]{5,199})"
+        ),
+        _prose_password,
+        folded_hints=("pass", "kennwort", "pwd"),
+    ),
+    Detector(
         "high_entropy_token",
         CREDENTIALS,
         re.compile(
@@ -421,6 +451,7 @@ PLACEHOLDERS: dict[str, str] = {
     "pem_private_key": "private-key",
     "jwt": "jwt",
     "password_assignment": "password",
+    "password_in_prose": "password",
     "high_entropy_token": "token",
 }
 _PEM_END = re.compile(r"-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----")
@@ -435,7 +466,7 @@ def placeholder(detector: str) -> str:
 def _span(detector: Detector, match: re.Match[str]) -> tuple[int, int]:
     """The characters a match's secret occupies: the value of an assignment (the name stays
     readable), a private key's whole block, otherwise the match."""
-    if detector.name == "password_assignment":
+    if detector.name in ("password_assignment", "password_in_prose"):
         return match.span("value")
     if detector.name in ("pem_private_key", "gcp_service_account"):
         end = _PEM_END.search(match.string, match.end(), match.end() + _PEM_MAX)

@@ -62,6 +62,10 @@ CREDENTIAL_CASES = [
     ('export DB_PASSWORD="s3cr3t-Pa55"', "password_assignment"),
     ("client_secret: Zx81kfQ09a", "password_assignment"),
     ("Kennwort: Sommer2024!", "password_assignment"),
+    ("Always use the password hunter2-Xq9!zz7 for the db.", "password_in_prose"),
+    ("my password is hunter2", "password_in_prose"),
+    ("Das Passwort ist Sommer2024!", "password_in_prose"),
+    ('the wifi passphrase is "Tr0ub4dor&3"', "password_in_prose"),
     ("export AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", None),
     ("session wP8kL2xQ9zR4mN7vB1cT6yH3jF5gD0sA expires soon", "high_entropy_token"),
 ]
@@ -113,6 +117,11 @@ NEGATIVES = [
     "PASSWORD=${DB_PASSWORD}",
     "password: ********",
     "password_reset_url: https://x.example/reset",
+    "The password is required and passwords expire every 90 days.",
+    "Password policy: at least 12 characters; use a password manager like 1Password.",
+    "password reset link https://x.example/r/abc123",
+    "pwd /home/me2/src",
+    "the password is <your-password2>",
     "-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE\n-----END PUBLIC KEY-----",
     "-----BEGIN CERTIFICATE-----",
     "![img](data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk"

@@ -69,6 +69,14 @@ def test_it_refuses_credentials_with_the_reason_and_not_the_text(apis: Apis) -> 
     assert SECRET not in message and Publication.objects.count() == 0
 
 
+def test_it_refuses_a_password_said_in_a_sentence(apis: Apis) -> None:
+    owner = apis[0]
+    owner.signal("always use the password hunter2-Xq9!zz7 for the staging db")
+    status, body = _publish(owner, "default")
+    assert status == 422 and body["error"]["code"] == "sensitivity_blocked"
+    assert "hunter2" not in body["error"]["message"] and Publication.objects.count() == 0
+
+
 def test_it_names_personal_data_without_refusing(apis: Apis) -> None:
     owner = apis[0]
     owner.create("mail", context="replies to jane.doe@gmail.com")
