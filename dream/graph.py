@@ -63,7 +63,9 @@ def ego_graph(principal: Principal, params: EgoParams) -> dict[str, Any]:
     edges: dict[int, dict[str, Any]] = {}
     frontier = [str(root.pk)]
     for hop in range(1, params.hops + 1):
-        if not frontier or len(hops) >= params.limit:
+        # A full node budget still walks the next hop: it adds no node, but the links among
+        # the nodes already in (a neighbour's link to another neighbour) come with it.
+        if not frontier:
             break
         rows = _hop_rows(frontier, scopes, params)
         frontier = []

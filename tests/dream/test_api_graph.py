@@ -57,6 +57,16 @@ def test_it_filters_by_confidence_and_class_and_keeps_the_budget(
     assert titles(small) == {"root": 0, "a": 1} and small["truncated"] is True
 
 
+def test_it_keeps_the_edges_among_the_nodes_when_the_budget_is_full(
+    cast: Cast, chain: dict[str, str]
+) -> None:
+    link_upsert(LinkInput(chain["a"], chain["d"], "causal", 0.7))  # a triangle root, a, d
+    full = cast.owner.get("/api/graph/ego", block=chain["root"], hops=2, limit=3)[1]
+    assert titles(full) == {"root": 0, "a": 1, "d": 1} and full["truncated"] is True
+    pairs = {frozenset((e["source"], e["target"])) for e in full["edges"]}
+    assert frozenset((chain["a"], chain["d"])) in pairs and len(pairs) == 3
+
+
 def test_it_answers_foreign_and_missing_blocks_alike(cast: Cast, chain: dict[str, str]) -> None:
     foreign = cast.outsider.get("/api/graph/ego", block=chain["root"])
     missing = cast.owner.get("/api/graph/ego", block=str(uuid.uuid4()))
