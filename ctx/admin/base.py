@@ -81,12 +81,17 @@ class ScopesChoice(forms.ModelMultipleChoiceField):
 
 
 def offer_scopes(form: forms.BaseForm, principal: Principal, ids: Iterable[int]) -> None:
-    """Limit every scope field of `form` to the given scopes, labelled for the operator."""
-    choices = Scope.objects.filter(pk__in=list(ids)).select_related("tenant")
+    """Limit every scope field of `form` to the given scopes, labelled for the operator; a
+    single-scope field starts on the key's home scope when it is offered (an operator with one
+    scope would otherwise meet "This field is required" on the first save)."""
+    offered = list(ids)
+    choices = Scope.objects.filter(pk__in=offered).select_related("tenant")
     for field in form.fields.values():
         if isinstance(field, ScopeChoice | ScopesChoice):
             field.queryset = choices.order_by("tenant__name", "name")
             field.principal = principal
+        if isinstance(field, ScopeChoice) and principal.home_scope_id in offered:
+            field.initial = field.initial or principal.home_scope_id
 
 
 def scope_name_for(principal: Principal, scope: Scope) -> str:

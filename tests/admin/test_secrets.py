@@ -37,6 +37,12 @@ def test_it_shows_metadata_never_a_value_or_ciphertext(keys: Keys) -> None:
         assert "ciphertext" not in page.lower()
 
 
+def test_its_add_form_starts_on_the_keys_home_scope(keys: Keys) -> None:
+    page = sign_in(keys.owner).get("/admin/secrets/secret/add/").content.decode()
+    home = Scope.objects.get(name="acme:main").pk
+    assert f'<option value="{home}" selected>' in page
+
+
 def test_it_refuses_to_delete_a_secret_a_setting_names(keys: Keys) -> None:
     make_secret(keys.owner_key, "llm")
     secret = Secret.objects.get()
