@@ -70,7 +70,7 @@ def test_it_serves_the_ego_graph_as_json(cast: Cast) -> None:
     s = seed(cast)
     client = signed_in(cast.owner.key)
     page = text(client.get(f"/graph/{s.plan}"))
-    assert f'data-src="/graph/{s.plan}/data?"' in page and "2 blocks, 1 links" in page
+    assert f'data-src="/graph/{s.plan}/data?"' in page and "2 blocks, 1 link." in page
     data = json.loads(client.get(f"/graph/{s.plan}/data").content)
     assert data["root"] == s.plan
     assert {n["id"] for n in data["nodes"]} == {s.plan, s.notes}
