@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
+from django.db import transaction
 from django.utils import timezone
 
 from ctx import knobs, selectors
@@ -11,10 +12,10 @@ from ctx.errors import ValidationFailed
 from ctx.ops.inputs import ChoiceParam, FloatParam, Input, IntParam, OneOf, ScopeList, Text
 from ctx.permissions import require_server_admin
 from ctx.principal import Principal
-from ctx.services import writable_scope
+from ctx.services import block_update, writable_scope
 from dream import digest, graph, guard, presenters, services
 from dream import selectors as dream_selectors
-from dream.models import GuardStatus, LinkClass
+from dream.models import GuardFlag, GuardStatus, LinkClass
 
 ScopeArg = Annotated[str | None, Text(100, required=False, description="One scope.")]
 Action = Annotated[str, Text(16, description="What to do.")]
@@ -124,9 +125,36 @@ class FlagResolveInput(Input):
     action: Action
 
 
+FLAG_ACTIONS = ("archive", "keep", "merge")
+
+
 def flag_resolve(p: Principal, data: FlagResolveInput) -> dict[str, Any]:
+    if data.action not in FLAG_ACTIONS:
+        raise ValidationFailed(
+            "'action' must be archive, keep or merge.", details={"field": "action"}
+        )
+    if data.action == "merge":
+        return {"flag": presenters.flag(_merge(p, data.id))}
     flag = guard.flag_resolve(principal=p, flag_id=data.id, action=data.action)
     return {"flag": presenters.flag(flag)}
+
+
+def _merge(p: Principal, flag_id: Any) -> GuardFlag:
+    """The flagged block's text and tags go into its twin (a new version of the twin, through
+    the block update: re-derived, re-embedded), then the flagged block is archived as `archive`
+    does it: nothing is lost, and `keep` or a restore brings it back."""
+    flag = guard.get_flag_for(p, flag_id, write=True)
+    block, twin = flag.block, flag.twin
+    fields: dict[str, Any] = {}
+    if block.content.strip() not in twin.content:
+        fields["content"] = twin.content.rstrip() + "\n\n" + block.content.strip()
+    extra = [t for t in block.tags if t not in twin.tags]
+    if extra:
+        fields["tags"] = [*twin.tags, *extra]
+    with transaction.atomic():
+        if fields:
+            block_update(principal=p, block_id=str(twin.pk), fields=fields)
+        return guard.flag_resolve(principal=p, flag_id=flag_id, action="archive")
 
 
 class DigestInput(Input):

@@ -1,5 +1,5 @@
 """The guard: the background check after embedding, /api/guard, /api/guard/stats and
-/api/guard/resolve (list, stats, archive | keep), tenant isolation and bad input."""
+/api/guard/resolve (list, stats, archive | keep | merge), tenant isolation and bad input."""
 
 from __future__ import annotations
 
@@ -106,6 +106,18 @@ def test_it_resolves_by_archiving_or_keeping(cast: Cast, settings: Any) -> None:
     assert status == 200 and body["flag"]["status"] == "kept"
     assert not Block.objects.get(title="Copy").archived  # the automatic archive is undone
     assert DreamState.objects.filter(block__title="Copy").exists()
+
+
+def test_it_merges_a_flagged_block_into_its_twin_and_keeps_both_texts(cast: Cast) -> None:
+    seed()
+    flag = GuardFlag.objects.get(block__title="Cousin")
+    status, body = cast.owner.post("/api/guard/resolve", {"id": flag.pk, "action": "merge"})
+    assert status == 200 and body["flag"]["status"] == "archived"
+    original = Block.objects.get(title="Original")
+    assert original.content == "The original note.\n\nA related note."
+    assert Block.objects.get(title="Cousin").archived  # archived, not deleted: restorable
+    history = cast.owner.get(f"/api/blocks/{original.pk}/history")[1]
+    assert [v["content"] for v in history["versions"]][-1] == "The original note."
 
 
 def test_it_answers_a_foreign_flag_like_a_missing_one(cast: Cast) -> None:
