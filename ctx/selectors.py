@@ -40,6 +40,7 @@ class BlockFilters:
     tags: list[str] = field(default_factory=list)
     types: list[str] = field(default_factory=list)
     since: datetime | None = None
+    archived: bool = False  # the archived blocks instead of the live ones
 
 
 def principal_for_key(raw: str) -> Principal | None:
@@ -332,19 +333,30 @@ def recent_blocks(principal: Principal, scope_ids: list[int], limit: int) -> lis
     )
 
 
+ORDERS = ("changed", "oldest", "title")
+# Each order with its sort fields; the id breaks ties, and `after` filters on the same pair.
+_ORDER_BY = {
+    "changed": ("-updated_at", "-id"),
+    "oldest": ("updated_at", "id"),
+    "title": ("title", "id"),
+}
+
+
 def block_page(
     principal: Principal,
     scope_ids: list[int],
     filters: BlockFilters,
     *,
-    after: tuple[datetime, uuid.UUID] | None,
+    after: tuple[Any, uuid.UUID] | None,
     limit: int,
+    order: str = "changed",
 ) -> list[Block]:
-    """Live blocks newest first, (updated_at, id) descending, after the `after` position: up to
-    `limit` of them. The id breaks ties, so every block has one place in the order and a page
-    never repeats or skips one that did not change meanwhile. Digests are left out unless asked
-    for by type, as `recent_blocks` leaves them out."""
-    qs = Block.objects.live().readable_by(principal, scope_ids).select_related("scope")
+    """Live blocks (archived ones when `filters.archived`) in `order` (newest change first by
+    default), after the `after` position: up to `limit` of them. The id breaks ties, so every
+    block has one place in the order and a page never repeats or skips one that did not
+    change meanwhile. Digests are left out unless asked for by type, as `recent_blocks` does."""
+    qs = Block.objects.filter(archived=filters.archived)
+    qs = qs.readable_by(principal, scope_ids).select_related("scope")
     if filters.category:
         qs = qs.filter(category=filters.category)
     if filters.tags:
@@ -352,10 +364,15 @@ def block_page(
     qs = qs.filter(type__in=filters.types) if filters.types else qs.exclude(type=BlockType.DIGEST)
     if filters.since is not None:
         qs = qs.filter(updated_at__gte=filters.since)
+    fields = _ORDER_BY[order]
     if after is not None:
-        when, pk = after
-        qs = qs.filter(Q(updated_at__lt=when) | Q(updated_at=when, id__lt=pk))
-    return list(qs.order_by("-updated_at", "-id")[:limit])
+        value, pk = after
+        column = fields[0].lstrip("-")
+        beyond = "lt" if fields[0].startswith("-") else "gt"
+        qs = qs.filter(
+            Q(**{f"{column}__{beyond}": value}) | Q(**{column: value, f"id__{beyond}": pk})
+        )
+    return list(qs.order_by(*fields)[:limit])
 
 
 def int_pk(value: Any) -> int | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
 import uuid
 from datetime import datetime
 from typing import Annotated, Any
@@ -16,8 +17,10 @@ from ctx.errors import CtxError, TooLarge, ValidationFailed
 from ctx.ops import payloads as p
 from ctx.ops.inputs import (
     BlockId,
+    BoolParam,
     CategoryFilter,
     CategoryName,
+    ChoiceParam,
     Content,
     Input,
     IntParam,
@@ -137,6 +140,12 @@ def get(principal: Principal, data: GetInput) -> p.BlockPayload:
     return {"block": p.full(principal, selectors.get_block_for(principal, data.id))}
 
 
+def dates(principal: Principal, data: GetInput) -> dict[str, list[str]]:
+    """The dates found in the block's text (its temporal anchors' source), ISO, in order."""
+    block = selectors.get_block_for(principal, data.id)
+    return {"dates": [t.date().isoformat() for t in sorted(block.content_times)]}
+
+
 def chain(principal: Principal, data: GetInput) -> p.ChainPayload:
     """The block's supersession chain both ways (readable blocks only)."""
     block = selectors.get_block_for(principal, data.id)
@@ -233,28 +242,46 @@ class ListInput(Input):
     tags: TagFilter = []
     type: TypeFilter = []
     since: Annotated[When, Field(description="Only blocks changed at or after this time.")] = None
+    archived: Annotated[
+        bool, BoolParam("The archived blocks instead of the live ones (to restore).")
+    ] = False
     limit: Annotated[
         int | None, IntParam(1, MAX_PAGE, description=f"Blocks a page (default {PAGE_SIZE}).")
     ] = None
+    order: Annotated[
+        str | None,
+        ChoiceParam(selectors.ORDERS, description="changed (newest first), oldest or title."),
+    ] = None
     cursor: Annotated[
-        str | None, Text(200, required=False, description="next_cursor of the page before.")
+        str | None, Text(1200, required=False, description="next_cursor of the page before.")
     ] = None
 
 
-def encode_cursor(block: Any) -> str:
-    """The position after `block`: its (updated_at, id), opaque to the caller."""
-    raw = f"{block.updated_at.isoformat()}|{block.pk}".encode()
+def encode_cursor(block: Any, order: str = "changed") -> str:
+    """The position after `block` in `order`: its sort value and id, opaque to the caller."""
+    value = block.title if order == "title" else block.updated_at.isoformat()
+    raw = json.dumps([order, value, str(block.pk)], ensure_ascii=False).encode()
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
-def decode_cursor(text: str) -> tuple[datetime, uuid.UUID]:
+def decode_cursor(text: str, order: str = "changed") -> tuple[Any, uuid.UUID]:
+    """(sort value, id) of a cursor made for `order`; any other text is a 400. A cursor of
+    the first format (`<updated_at>|<id>`, newest change first) still reads."""
     try:
         raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)).decode()
-        when, _, pk = raw.partition("|")
-        return datetime.fromisoformat(when), uuid.UUID(pk)
-    except (binascii.Error, UnicodeDecodeError, ValueError):
+        if raw.startswith("["):
+            made_for, value, pk = json.loads(raw)
+        else:
+            made_for, (value, _, pk) = "changed", raw.partition("|")
+        if made_for != order:
+            raise ValueError(made_for)
+        if order != "title":
+            value = datetime.fromisoformat(value)
+        return value, uuid.UUID(pk)
+    except (binascii.Error, UnicodeDecodeError, ValueError, TypeError):
         raise ValidationFailed(
-            "'cursor' is not a next_cursor this endpoint returned.", details={"field": "cursor"}
+            "'cursor' is not a next_cursor this endpoint returned for this order.",
+            details={"field": "cursor"},
         ) from None
 
 
@@ -266,18 +293,21 @@ def list_blocks(principal: Principal, data: ListInput) -> p.PagePayload:
         tags=list(data.tags),
         types=list(data.type),
         since=data.since,
+        archived=data.archived,
     )
+    order = data.order or "changed"
     rows = selectors.block_page(
         principal,
         selectors.readable_scope_ids(principal, list(data.scope)),
         filters,
-        after=decode_cursor(data.cursor) if data.cursor else None,
+        after=decode_cursor(data.cursor, order) if data.cursor else None,
         limit=limit + 1,  # one more tells whether a next page exists
+        order=order,
     )
     page = rows[:limit]
     more = len(rows) > limit
     return {
         "count": len(page),
         "results": [p.summary(principal, b) for b in page],
-        "next_cursor": encode_cursor(page[-1]) if more else None,
+        "next_cursor": encode_cursor(page[-1], order) if more else None,
     }

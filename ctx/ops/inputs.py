@@ -294,6 +294,29 @@ class FloatParam(GroupedMetadata):
         )
 
 
+_TRUTH = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False, "": False}
+
+
+def _bool_text(name: str, raw: Any) -> bool:
+    """A query string's flag (`?archived=true`) or a JSON boolean; absent is false."""
+    if raw is None or isinstance(raw, bool):
+        return bool(raw)
+    if isinstance(raw, str) and raw.strip().lower() in _TRUTH:
+        return _TRUTH[raw.strip().lower()]
+    raise ValidationFailed(f"'{name}' must be true or false.", details={"field": name})
+
+
+@dataclass(frozen=True)
+class BoolParam(GroupedMetadata):
+    """true/false from a query string (true, 1, yes / false, 0, no) or JSON; absent: false."""
+
+    description: str | None = None
+
+    def __iter__(self) -> Iterator[Any]:
+        yield Field(description=self.description)
+        yield BeforeValidator(lambda raw, info: _bool_text(str(info.field_name), raw))
+
+
 def _choice_text(name: str, raw: Any, options: tuple[str, ...]) -> str | None:
     if raw is None or raw == "":
         return None

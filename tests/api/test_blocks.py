@@ -38,6 +38,28 @@ def test_it_lists_newest_first_and_pages_with_a_cursor(cast: Cast) -> None:
     assert set(first["results"][0]) >= {"id", "scope", "category", "preview", "updated_at"}
 
 
+def test_it_pages_by_title_and_oldest_first_and_lists_archived_blocks(cast: Cast) -> None:
+    for n, title in enumerate(("delta", "alpha", "Charlie | x", "bravo", "alpha")):
+        cast.owner.store(category=f"c{n}", title=title, content=f"note {n} about {title}")
+    first = _page(cast, limit=2, order="title")
+    rest = _page(cast, limit=5, order="title", cursor=first["next_cursor"])
+    titles = _titles(first) + _titles(rest)
+    assert len(titles) == 5 and titles.index("alpha") < titles.index("bravo")
+    assert titles.index("bravo") < titles.index("delta") and rest["next_cursor"] is None
+    oldest = _page(cast, limit=2, order="oldest")
+    assert _titles(oldest) == ["delta", "alpha"]
+    # a cursor of one order is refused by another
+    status, body = cast.owner.get("/api/blocks", order="oldest", cursor=first["next_cursor"])
+    assert status == 400 and body["error"]["details"]["field"] == "cursor"
+    assert cast.owner.get("/api/blocks", order="random")[0] == 400
+    gone = _page(cast, limit=1)["results"][0]
+    cast.owner.post("/api/manage", {"action": "delete", "id": gone["id"]})
+    archived = _page(cast, archived="true")
+    assert [r["id"] for r in archived["results"]] == [gone["id"]]
+    assert gone["id"] not in [r["id"] for r in _page(cast)["results"]]
+    assert cast.owner.get("/api/blocks", archived="maybe")[0] == 400
+
+
 def test_it_breaks_ties_of_the_same_time_by_id(cast: Cast) -> None:
     ids = [cast.owner.store(title=f"t{n}")["id"] for n in range(5)]
     Block.objects.filter(pk__in=ids).update(updated_at=timezone.now())  # one instant for all
