@@ -16,7 +16,7 @@ from ctx.principal import Principal
 from dream import operations as dream_ops
 from frontend import markdown
 from frontend.forms import EditForm
-from frontend.pages import page, signed_in
+from frontend.pages import page, signed_in, writable_names
 
 
 def _get(principal: Principal, block_id: str) -> dict[str, Any]:
@@ -47,16 +47,13 @@ def block(request: HttpRequest, principal: Principal, block_id: str) -> HttpResp
         "html": markdown.render(found["content"]),
         "links": _links(principal, found["id"]),
         "chain": chain,
+        "dates": block_ops.dates(principal, block_ops.GetInput.parse({"id": found["id"]}))["dates"],
         "history": history_ops.history(
             principal, history_ops.HistoryInput.parse({"id": found["id"]})
         ),
-        "writable": found["scope"] in _writable(principal),
+        "writable": found["scope"] in writable_names(principal),
     }
     return page(request, principal, "block.html", context)
-
-
-def _writable(principal: Principal) -> set[str]:
-    return {name for name, sid in principal.scope_names.items() if principal.can_write(sid)}
 
 
 @require_http_methods(["GET", "POST"])

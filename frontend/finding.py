@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import parse_qsl, urlencode
 
-from django.http import HttpRequest, HttpResponse
-from django.views.decorators.http import require_GET
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
+from django.views.decorators.http import require_GET, require_POST
 
-from ctx.errors import CtxError
+from ctx.errors import CtxError, ValidationFailed
 from ctx.models import BlockType
 from ctx.ops import blocks as block_ops
 from ctx.ops import search as search_ops
@@ -17,11 +18,18 @@ from ctx.principal import Principal
 from frontend.highlight import marked
 from frontend.pages import page, signed_in
 
-FILTERS = ("scope", "category", "type")
+FILTERS = ("scope", "category", "type", "tags")
+TIME_TRAVEL = ("as_of", "now")  # search only: memory as it was, or "last week" seen from then
+LIST_PARAMS = (*FILTERS, "archived", "order")
+SUGGESTIONS = 8
 
 
-def _filters(request: HttpRequest) -> dict[str, str]:
-    return {name: request.GET.get(name, "").strip() for name in FILTERS}
+def _filters(request: HttpRequest, names: tuple[str, ...] = FILTERS) -> dict[str, str]:
+    return {name: request.GET.get(name, "").strip() for name in names}
+
+
+def _tags(chosen: dict[str, str]) -> list[str]:
+    return [t.strip() for t in chosen.get("tags", "").split(",") if t.strip()]
 
 
 def _choices(principal: Principal, chosen: dict[str, str]) -> dict[str, Any]:
@@ -40,6 +48,11 @@ def _query_input(q: str, chosen: dict[str, str]) -> search_ops.QueryInput:
         data["category"] = chosen["category"]
     if chosen["type"]:
         data["types"] = [chosen["type"]]
+    if _tags(chosen):
+        data["tags"] = _tags(chosen)
+    for name in TIME_TRAVEL:
+        if chosen.get(name):
+            data[name] = chosen[name]
     return search_ops.QueryInput.parse(data)
 
 
@@ -62,8 +75,8 @@ def _explain(result: dict[str, Any]) -> list[tuple[str, str]]:
 @signed_in
 def search(request: HttpRequest, principal: Principal) -> HttpResponse:
     q = request.GET.get("q", "").strip()
-    chosen = _filters(request)
-    context: dict[str, Any] = {"q": q, **_choices(principal, chosen)}
+    chosen = _filters(request, FILTERS + TIME_TRAVEL)
+    context: dict[str, Any] = {"q": q, "time_travel": True, **_choices(principal, chosen)}
     status = 200
     if q:
         try:
@@ -79,6 +92,34 @@ def search(request: HttpRequest, principal: Principal) -> HttpResponse:
     return response
 
 
+@require_GET
+@signed_in
+def suggest(request: HttpRequest, principal: Principal) -> HttpResponse:
+    """As-you-type results for the search box: the lexical arms only (no embedding, no
+    stages), as JSON for ui-search.js; a bad query is an empty list, never an error page."""
+    q = request.GET.get("q", "").strip()
+    rows: list[dict[str, str]] = []
+    if q:
+        try:
+            found = search_ops.search(principal, _suggest_input(q, _filters(request)))["results"]
+        except CtxError:
+            found = []
+        rows = [{"id": r["id"], "title": r["title"], "scope": r["scope"]} for r in found]
+    return JsonResponse({"query": q, "results": rows})
+
+
+def _suggest_input(q: str, chosen: dict[str, str]) -> search_ops.SearchInput:
+    data: dict[str, Any] = {"query": q, "limit": SUGGESTIONS}
+    for name in ("scope", "category"):
+        if chosen[name]:
+            data[name] = chosen[name]
+    if chosen["type"]:
+        data["types"] = [chosen["type"]]
+    if _tags(chosen):
+        data["tags"] = _tags(chosen)
+    return search_ops.SearchInput.parse(data)
+
+
 def _list_input(request: HttpRequest, chosen: dict[str, str]) -> block_ops.ListInput:
     data: dict[str, Any] = {"limit": 50}
     if chosen["scope"]:
@@ -87,6 +128,12 @@ def _list_input(request: HttpRequest, chosen: dict[str, str]) -> block_ops.ListI
         data["category"] = chosen["category"]
     if chosen["type"]:
         data["type"] = [chosen["type"]]
+    if _tags(chosen):
+        data["tags"] = _tags(chosen)
+    if chosen.get("archived"):
+        data["archived"] = True
+    if chosen.get("order"):
+        data["order"] = chosen["order"]
     if request.GET.get("cursor"):
         data["cursor"] = request.GET["cursor"]
     return block_ops.ListInput.parse(data)
@@ -95,12 +142,79 @@ def _list_input(request: HttpRequest, chosen: dict[str, str]) -> block_ops.ListI
 @require_GET
 @signed_in
 def browse(request: HttpRequest, principal: Principal) -> HttpResponse:
-    """The readable blocks, newest change first, a page at a time (the op's cursor)."""
-    chosen = _filters(request)
+    """The readable blocks (or the archived ones), newest change first, a page at a time (the
+    op's cursor), each with a box for the bulk actions."""
+    chosen = _filters(request, LIST_PARAMS)
     listing = block_ops.list_blocks(principal, _list_input(request, chosen))
+    kept = {k: v for k, v in chosen.items() if v}
     following = None
     if listing["next_cursor"]:
-        kept = {k: v for k, v in chosen.items() if v}
         following = urlencode({**kept, "cursor": listing["next_cursor"]})
-    context = {"page": listing, "following": following, **_choices(principal, chosen)}
+    context = {
+        "page": listing,
+        "following": following,
+        "here": urlencode(kept),
+        "sorted": _sort_links(kept),
+        "done": _done(request.GET.get("done", "")),
+        **_choices(principal, chosen),
+    }
     return page(request, principal, "browse.html", context)
+
+
+def _sort_links(kept: dict[str, str]) -> dict[str, str]:
+    """The query string of each column header: title A to Z, changed newest or oldest first
+    (a second click on the changed column turns its order)."""
+    base = {k: v for k, v in kept.items() if k != "order"}
+    turned = "oldest" if kept.get("order", "changed") == "changed" else "changed"
+    return {
+        "title": urlencode({**base, "order": "title"}),
+        "changed": urlencode({**base, "order": turned}),
+    }
+
+
+BULK = ("archive", "restore", "category")
+BULK_DONE = {"archive": "archived", "restore": "restored", "category": "moved"}
+
+
+@require_POST
+@signed_in
+def bulk(request: HttpRequest, principal: Principal) -> HttpResponse:
+    """Archive, restore or move to a category the ticked blocks of a page, one operation per
+    block (each checks the key may write it); then back to the same list, saying how many."""
+    action = request.POST.get("action", "")
+    ids = request.POST.getlist("id")[: block_ops.PAGE_SIZE]
+    if action not in BULK:
+        raise ValidationFailed(f"'action' must be one of {', '.join(BULK)}.")
+    category = request.POST.get("category", "").strip()
+    done = sum(_one(principal, action, block_id, category) for block_id in ids)
+    # Back to the same list: only its own filters are carried over from the form.
+    back = {k: v for k, v in parse_qsl(request.POST.get("back", "")) if k in LIST_PARAMS}
+    back["done"] = f"{done}/{len(ids)}/{action}"
+    return HttpResponseRedirect(f"/blocks?{urlencode(back)}")
+
+
+def _done(note: str) -> str:
+    """The bulk action's report from its redirect, in words; anything else in `done` (a
+    link someone crafted) shows nothing."""
+    found = re.fullmatch(r"(\d{1,3})/(\d{1,3})/(" + "|".join(BULK) + ")", note)
+    if found is None:
+        return ""
+    done, asked, action = found.groups()
+    return f"{done} of {asked} chosen block{'s' if asked != '1' else ''} {BULK_DONE[action]}"
+
+
+def _one(principal: Principal, action: str, block_id: str, category: str) -> bool:
+    """One block of a bulk action; False when it was not done (gone, not writable, refused)."""
+    try:
+        if action == "archive":
+            block_ops.delete(principal, block_ops.GetInput.parse({"id": block_id}))
+        elif action == "restore":
+            block_ops.restore(principal, block_ops.GetInput.parse({"id": block_id}))
+        else:
+            data = {"id": block_id, "fields": {"category": category}}
+            block_ops.update(principal, block_ops.UpdateInput.parse(data))
+    except CtxError as err:
+        if action == "category" and err.status == 400:
+            raise  # a bad category is the same for every block: say it once
+        return False
+    return True

@@ -61,3 +61,8 @@ def error_page(request: HttpRequest, principal: Principal, err: CtxError) -> Htt
     response = page(request, principal, "error.html", {"status": err.status, "error": err})
     response.status_code = err.status
     return response
+
+
+def writable_names(principal: Principal) -> set[str]:
+    """The names of the scopes the key may write (pages offer writes only there)."""
+    return {name for name, sid in principal.scope_names.items() if principal.can_write(sid)}

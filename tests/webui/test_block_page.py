@@ -52,6 +52,12 @@ def test_it_shows_metadata_tags_links_and_the_supersession_chain(cast: Cast) -> 
     assert "Replaced by:" in older and f'<a href="/blocks/{new["id"]}">New plan</a>' in older
 
 
+def test_it_lists_the_dates_found_in_the_text(cast: Cast) -> None:
+    found = cast.owner.store(title="Trip", content="We fly on 14 March 2025 and return 2025-03-21.")
+    html = text(signed_in(cast.owner.key).get(f"/blocks/{found['id']}"))
+    assert '<time datetime="2025-03-14">2025-03-14</time>, <time datetime="2025-03-21">' in html
+
+
 def test_it_answers_a_foreign_id_exactly_like_a_missing_one(cast: Cast) -> None:
     foreign = cast.outsider.store(title="Globex secret plan", content="Only globex.")
     client = signed_in(cast.owner.key)

@@ -97,6 +97,9 @@ def test_it_walks_every_page_by_keyboard_and_passes_axe(
 def _search_and_open(page: Page, live: LiveServer, s: Seeded) -> None:
     page.goto(live.url + "/search")
     page.keyboard.type("deploy tuesdays")  # the box has the focus
+    # As-you-type: the lexical matches appear under the box before Enter.
+    page.wait_for_selector("#suggest li a", timeout=30_000)
+    assert "Deploy plan" in page.locator("#suggest li a").all_inner_texts()
     page.keyboard.press("Enter")
     # The server's first query loads its embedding model: a long first wait on a loaded machine.
     page.wait_for_url(re.compile(r"/search\?q=deploy\+tuesdays"), timeout=120_000)
@@ -155,7 +158,18 @@ def _browse_and_review(page: Page, live: LiveServer, s: Seeded) -> None:
     page.goto(live.url + "/blocks")
     assert page.locator("table.list tbody th").count() == 3
     check(page, "browse")
+    page.get_by_label("Choose “Deploy notes”").check()
+    page.get_by_label("Category").last.fill("release")
+    page.get_by_role("button", name="Move to category").click()
+    page.wait_for_selector("text=1 of 1 chosen block moved.")
+    check(page, "browse-bulk-done")
+    page.goto(live.url + "/topics")
+    page.get_by_role("button", name="Build it now").first.click()
+    page.wait_for_selector(".content h2, .content ul")
+    check(page, "topics")
     page.goto(live.url + "/review")
+    page.locator("details.diff summary").first.click()
+    assert page.locator("table.diff").first.is_visible()
     check(page, "review")
     page.get_by_role("button", name="Confirm (pin)").click()
     page.wait_for_url(live.url + "/review")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -35,7 +36,8 @@ def test_it_browses_a_page_at_a_time_with_filters(cast: Cast) -> None:
     client = signed_in(cast.owner.key)
     first = text(client.get("/blocks", {"category": "bulk"}))
     assert first.count('<th scope="row"><a href="/blocks/') == 50 and "Elsewhere" not in first
-    following = first[first.index('<a href="/blocks?') + 9 :].split('"')[0].replace("&amp;", "&")
+    (following,) = re.findall(r'<a href="(/blocks\?[^"]+)" rel="next">', first)
+    following = following.replace("&amp;", "&")
     assert "category=bulk" in following and "cursor=" in following
     second = text(client.get(following))
     assert second.count('<th scope="row"><a href="/blocks/') == 5 and 'rel="next"' not in second
@@ -76,3 +78,112 @@ def test_it_serves_the_ego_graph_as_json(cast: Cast) -> None:
     assert {n["id"] for n in data["nodes"]} == {s.plan, s.notes}
     filtered = json.loads(client.get(f"/graph/{s.plan}/data", {"min_confidence": "0.5"}).content)
     assert [n["id"] for n in filtered["nodes"]] == [s.plan]
+
+
+def test_it_shows_the_two_texts_of_a_flag_side_by_side_escaped(cast: Cast) -> None:
+    s = seed(cast)
+    changed = {"content": "Deploys Tuesday <b>at noon</b>."}
+    cast.owner.post("/api/manage", {"action": "update", "id": s.twin, "fields": changed})
+    html = text(signed_in(cast.owner.key).get("/review"))
+    assert '<table class="diff"' in html
+    assert "Deploys&nbsp;on&nbsp;Tuesdays." in html  # the twin's text, left
+    assert "&lt;b&gt;at" in html and "<b>at" not in html  # the block's text, escaped
+
+
+def test_it_merges_a_flagged_block_into_its_twin(cast: Cast) -> None:
+    s = seed(cast)
+    client = signed_in(cast.owner.key)
+    assert 'value="merge"' in text(client.get("/review"))
+    assert client.post(f"/review/flags/{s.flag}", {"action": "merge"}).status_code == 302
+    assert Block.objects.get(pk=s.plan).content == "Deploys on Tuesdays.\n\nDeploys Tuesday."
+    assert Block.objects.get(pk=s.twin).archived
+
+
+def test_only_a_server_admin_switches_dream_mode(cast: Cast) -> None:
+    from ctx import services
+    from dream.models import DreamMode
+
+    seed(cast)
+    owner = signed_in(cast.owner.key)
+    assert 'action="/review/mode"' not in text(owner.get("/review"))
+    refused = owner.post("/review/mode", {"mode": "off"})
+    assert refused.status_code == 403 and not DreamMode.objects.filter(mode="off").exists()
+    ops = services.tenant_create(name="ops")
+    _, root = services.key_create(tenant=ops, name="root", home="ops:main", is_admin=True)
+    admin = signed_in(root)
+    assert 'action="/review/mode"' in text(admin.get("/review"))
+    assert admin.post("/review/mode", {"mode": "throttled"}).status_code == 302
+    assert "Dream Mode is <strong>throttled</strong>" in text(admin.get("/review"))
+
+
+def test_it_suggests_lexical_matches_as_you_type(cast: Cast) -> None:
+    seed(cast)
+    cast.outsider.store(category="ops", title="Globex deploys", content="Deploys on Fridays.")
+    client = signed_in(cast.owner.key)
+    found = json.loads(client.get("/search/suggest", {"q": "deploys"}).content)
+    titles = {r["title"] for r in found["results"]}
+    assert "Deploy plan" in titles and "Globex deploys" not in titles  # the key's scopes only
+    assert json.loads(client.get("/search/suggest", {"q": "x\x00"}).content)["results"] == []
+    page = text(client.get("/search"))
+    assert 'id="suggest"' in page and "ui-search" in page and 'name="as_of"' in page
+
+
+def test_it_filters_search_and_browse_by_tags(cast: Cast) -> None:
+    cast.owner.store(category="ops", title="Tagged", content="Deploy window.", tags=["prod"])
+    cast.owner.store(category="ops", title="Untagged", content="Deploy window too.")
+    client = signed_in(cast.owner.key)
+    hits = text(client.get("/search", {"q": "deploy window", "tags": "prod"}))
+    assert "Tagged" in hits and "Untagged" not in hits
+    listed = text(client.get("/blocks", {"tags": "prod"}))
+    assert "Tagged" in listed and "Untagged" not in listed
+
+
+def test_it_archives_moves_and_restores_blocks_in_bulk(cast: Cast) -> None:
+    s = seed(cast)
+    foreign = cast.outsider.store(category="x", title="Globex note", content="Theirs.")
+    client = signed_in(cast.owner.key)
+    moved = client.post(
+        "/blocks/bulk", {"action": "category", "category": "release", "id": [s.plan, s.notes]}
+    )
+    assert moved.status_code == 302
+    assert set(Block.objects.filter(category="release").values_list("title", flat=True)) == {
+        "Deploy plan",
+        "Deploy notes",
+    }
+    back = client.post("/blocks/bulk", {"action": "archive", "id": [s.plan, foreign["id"]]})
+    assert "done=1%2F2%2Farchive" in back["Location"]  # the foreign id: not done, not touched
+    assert Block.objects.get(pk=s.plan).archived
+    assert not Block.objects.get(pk=foreign["id"]).archived
+    assert "1 of 2 chosen blocks archived." in text(client.get(back["Location"]))
+    archived = text(client.get("/blocks", {"archived": "true"}))
+    assert "Deploy plan" in archived and "Deploy notes" not in archived
+    client.post("/blocks/bulk", {"action": "restore", "id": [s.plan]})
+    assert not Block.objects.get(pk=s.plan).archived
+    crafted = text(client.get("/blocks", {"done": "<b>hacked</b>"}))
+    assert "hacked" not in crafted
+    odd = client.post("/blocks/bulk", {"action": "archive", "id": [], "back": "x=1\r\nSet: y"})
+    assert odd.status_code == 302 and odd["Location"] == "/blocks?done=0%2F0%2Farchive"
+
+
+def test_it_shows_and_builds_each_scopes_topic_map(cast: Cast) -> None:
+    seed(cast)
+    client = signed_in(cast.owner.key)
+    before = text(client.get("/topics"))
+    assert "acme:main" in before and "No topic map yet." in before and "globex" not in before
+    assert client.post("/topics/build", {"scope": "acme:main"}).status_code == 302
+    after = text(client.get("/topics"))
+    assert "Deploy plan" in after and "Rebuild now" in after
+    reader = text(signed_in(cast.reader.key).get("/topics"))
+    assert "Build it now" not in reader  # reads, may not write
+
+
+def test_it_sorts_the_list_by_title_and_by_change(cast: Cast) -> None:
+    for title in ("Zulu", "Alpha", "Mike"):
+        cast.owner.store(category="ops", title=title, content=f"{title} text.")
+    client = signed_in(cast.owner.key)
+    newest = text(client.get("/blocks"))
+    assert newest.index(">Mike<") < newest.index(">Alpha<") < newest.index(">Zulu<")
+    assert 'href="/blocks?order=title"' in newest and 'href="/blocks?order=oldest"' in newest
+    by_title = text(client.get("/blocks", {"order": "title"}))
+    assert by_title.index(">Alpha<") < by_title.index(">Mike<") < by_title.index(">Zulu<")
+    assert 'aria-sort="ascending"' in by_title
