@@ -143,15 +143,15 @@ def _merge(p: Principal, flag_id: Any) -> GuardFlag:
     """The flagged block's text and tags go into its twin (a new version of the twin, through
     the block update: re-derived, re-embedded), then the flagged block is archived as `archive`
     does it: nothing is lost, and `keep` or a restore brings it back."""
-    flag = guard.get_flag_for(p, flag_id, write=True)
-    block, twin = flag.block, flag.twin
-    fields: dict[str, Any] = {}
-    if block.content.strip() not in twin.content:
-        fields["content"] = twin.content.rstrip() + "\n\n" + block.content.strip()
-    extra = [t for t in block.tags if t not in twin.tags]
-    if extra:
-        fields["tags"] = [*twin.tags, *extra]
-    with transaction.atomic():
+    with transaction.atomic():  # the flag is read for update: one transaction for all of it
+        flag = guard.get_flag_for(p, flag_id, write=True)
+        block, twin = flag.block, flag.twin
+        fields: dict[str, Any] = {}
+        if block.content.strip() not in twin.content:
+            fields["content"] = twin.content.rstrip() + "\n\n" + block.content.strip()
+        extra = [t for t in block.tags if t not in twin.tags]
+        if extra:
+            fields["tags"] = [*twin.tags, *extra]
         if fields:
             block_update(principal=p, block_id=str(twin.pk), fields=fields)
         return guard.flag_resolve(principal=p, flag_id=flag_id, action="archive")

@@ -309,9 +309,11 @@ def _dream_commands(sub: Subparsers) -> None:
     listing.add_argument("--status", choices=("open", "archived", "kept"), help="default open")
     listing.add_argument("--limit", type=bounded_int(1, 500), help="most flags (default 50)")
     _scoped(_add(guard, "stats", "dream:guard_stats", "flag counts by kind and status"))
-    fix = _add(guard, "resolve", "dream:guard_resolve", "archive the flagged block or keep both")
+    fix = _add(
+        guard, "resolve", "dream:guard_resolve", "archive the flagged block, keep both or merge"
+    )
     fix.add_argument("flag", help="flag id")
-    fix.add_argument("action", choices=("archive", "keep"))
+    fix.add_argument("action", choices=("archive", "keep", "merge"))
     digest = _add(sub, "digest", "dream:digest", "rebuild the scope's topic map (a digest block)")
     digest.add_argument("--scope", help="scope to digest (default: the key's home scope)")
     graph = _add(sub, "graph", "dream:graph", "the links around a block (ego graph)")

@@ -47,6 +47,15 @@ def test_it_archives_the_flagged_block(cli: Cli, live_cast: Cast) -> None:
     assert not Block.objects.get(pk=flag.block_id).archived
 
 
+def test_it_merges_the_flagged_block_into_its_twin(cli: Cli, live_cast: Cast) -> None:
+    flag = _flag(live_cast.owner)
+    run = cli("guard", "resolve", str(flag.pk), "merge")
+    assert run.returncode == 0, run.stderr
+    twin = Block.objects.get(pk=flag.twin_id)
+    assert Block.objects.get(pk=flag.block_id).content in twin.content
+    assert Block.objects.get(pk=flag.block_id).archived
+
+
 def test_it_gives_the_same_not_found_for_a_foreign_flag(cli: Cli, live_cast: Cast) -> None:
     foreign = _flag(live_cast.outsider, "Theirs")
     runs = [
