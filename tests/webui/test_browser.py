@@ -174,9 +174,11 @@ def _browse_and_review(page: Page, live: LiveServer, s: Seeded) -> None:
     page.get_by_role("button", name="Confirm (pin)").click()
     page.wait_for_url(live.url + "/review")
     assert page.get_by_role("button", name="Confirm (pin)").count() == 0
-    page.get_by_role("button", name="Keep both").click()
+    page.get_by_role("button", name="Merge into “Deploy plan”").click()
     page.wait_for_url(live.url + "/review")
     assert page.get_by_text("No open flags.").count() == 1
+    page.goto(live.url + f"/blocks/{s.plan}")
+    assert "Deploys Tuesday." in page.locator(".content").inner_text()  # the copy's text
 
 
 def test_it_runs_none_of_a_hostile_blocks_markup(
