@@ -93,7 +93,7 @@ def render(scope: Scope) -> tuple[str, dict[str, Any]]:
             continue
         sizes[category] = n
         mark = " [canonical]" if lifecycle == "canonical" else ""
-        linked = f" ({deg} links)" if deg else ""
+        linked = f" ({deg} link{'' if deg == 1 else 's'})" if deg else ""
         sections.setdefault(category, []).append(f"- {title}{mark}{linked}")
     lines = [f"# {TITLE}: {scope.name}", ""]
     lines.append(f"{sum(sizes.values())} current blocks in {len(sizes)} categories shown.")

@@ -33,7 +33,7 @@ def test_it_builds_a_topic_map_block_of_the_scope(cast: Cast) -> None:
     block = Block.objects.get(pk=body["id"])
     assert (block.type, block.category, block.scope.name) == ("digest", "digest", "acme:main")
     assert "## infra (2)" in block.content and "tags: ops" in block.content
-    assert "- Docker (1 links)" in block.content and "## food (1)" in block.content
+    assert "- Docker (1 link)" in block.content and "## food (1)" in block.content
     again = cast.owner.post("/api/digest", {"scope": "acme:main"})[1]
     assert again["action"] == "noop" and again["id"] == body["id"]
 
