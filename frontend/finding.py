@@ -19,7 +19,8 @@ from frontend.highlight import marked
 from frontend.pages import page, signed_in
 
 FILTERS = ("scope", "category", "type", "tags")
-TIME_TRAVEL = ("as_of", "now")  # search only: memory as it was, or "last week" seen from then
+# Search only: a period (said or dated within), memory as it was, "last week" seen from then.
+TIME_TRAVEL = ("since", "until", "as_of", "now")
 LIST_PARAMS = (*FILTERS, "archived", "order")
 SUGGESTIONS = 8
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
 from django.utils import timezone
@@ -49,6 +49,9 @@ class QueryParams:
     explain: bool = False
     now: datetime | None = None
     as_of: datetime | None = None
+    # The caller's own period filter (days, either end open): strict in every arm, and it
+    # takes the place of a period read from the question (which then only lifts by date).
+    period: tuple[date, date] | None = None
     stages: tuple[str, ...] | None = None  # None: the configured CTX_QUERY_STAGES
     fusion: str | None = None  # None: the configured CTX_FUSION
 
@@ -117,10 +120,12 @@ def _retrieve(qc: QueryContext, params: QueryParams) -> list[Hit]:
         return []
     if params.as_of is not None:
         filters = replace(filters, as_of=params.as_of)
+    if params.period is not None:
+        filters = replace(filters, periods=[params.period])
     qc.filters = filters  # dream: graph expansion keeps added neighbours within the filters
     pool = max(sp.limit * 3, 50)  # stages re-rank a wider pool than the caller sees
     plan = _plan(qc, params.fusion)
-    narrowed = _period_filters(qc, filters, sp.limit)
+    narrowed = None if params.period else _period_filters(qc, filters, sp.limit)
     unfiltered = None
     if narrowed is not None and narrowed.block_ids is None:
         # A long period: its blocks are likely among the unfiltered candidates already, and

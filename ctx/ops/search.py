@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, Field
@@ -92,6 +93,8 @@ class QueryInput(SearchInput):
     explain: Annotated[Flag, Field(description="Say how every hit was found.")] = False
     now: When = None
     as_of: When = None
+    since: Annotated[When, Field(description="Only blocks said or dated on or after it.")] = None
+    until: Annotated[When, Field(description="Only blocks said or dated on or before it.")] = None
     stages: Annotated[tuple[str, ...] | None, BeforeValidator(_stages)] = None
     fusion: Annotated[Literal["score", "rrf"] | None, BeforeValidator(_fusion)] = None
 
@@ -102,9 +105,20 @@ class QueryInput(SearchInput):
             explain=self.explain,
             now=self.now,
             as_of=self.as_of,
+            period=self.period(),
             stages=self.stages,
             fusion=self.fusion,
         )
+
+    def period(self) -> tuple[date, date] | None:
+        """The days of `since`..`until` (either end open), or None when neither is given."""
+        if self.since is None and self.until is None:
+            return None
+        start = self.since.date() if self.since else date.min
+        end = self.until.date() if self.until else date.max
+        if start > end:
+            raise ValidationFailed("'since' is after 'until'.", details={"field": "since"})
+        return start, end
 
 
 def query(principal: Principal, data: QueryInput) -> p.QueryPayload:

@@ -181,3 +181,20 @@ def test_it_runs_only_the_stages_a_request_names(cast: Cast) -> None:
     assert "gravity_linear" not in body["explain"] and "supersedes" in body["explain"]
     status, bad = cast.owner.post("/api/query", {"query": "x", "stages": ["nope"]})
     assert status == 400 and bad["error"]["details"]["field"] == "stages"
+
+
+def test_it_keeps_only_the_callers_period_however_the_question_reads(cast: Cast) -> None:
+    _store(cast, "Standup March", "Standup notes: the deploy moved.", "2025-03-03T09:00:00Z")
+    _store(cast, "Standup Feb", "Standup notes: the deploy slipped.", "2025-02-03T09:00:00Z")
+    _store(cast, "Deploy plan", "The deploy is planned for 2025-03-20.", "2025-01-10T09:00:00Z")
+    march = _ask(cast, "standup deploy notes", since="2025-03-01", until="2025-03-31")
+    assert sorted(_titles(march)) == ["Deploy plan", "Standup March"]  # said or dated then
+    # the question's own period ("in February") does not widen the caller's
+    narrow = _ask(cast, "standup deploy notes in February", since="2025-03-01")
+    assert "Standup Feb" not in _titles(narrow)
+    before = _titles(_ask(cast, "standup deploy notes", until="2025-02-28"))
+    assert sorted(before) == ["Deploy plan", "Standup Feb"]  # said on 10 January
+    status, body = cast.owner.post(
+        "/api/query", {"query": "x", "since": "2025-03-02", "until": "2025-03-01"}
+    )
+    assert status == 400 and body["error"]["details"]["field"] == "since"

@@ -187,3 +187,15 @@ def test_it_sorts_the_list_by_title_and_by_change(cast: Cast) -> None:
     by_title = text(client.get("/blocks", {"order": "title"}))
     assert by_title.index(">Alpha<") < by_title.index(">Mike<") < by_title.index(">Zulu<")
     assert 'aria-sort="ascending"' in by_title
+
+
+def test_it_passes_the_period_to_the_query(cast: Cast) -> None:
+    cast.owner.store(category="log", title="Old standup", content="Standup notes.",
+                     source_time="2025-01-05T09:00:00Z")  # fmt: skip
+    cast.owner.store(category="log", title="New standup", content="Standup notes again.",
+                     source_time="2025-03-05T09:00:00Z")  # fmt: skip
+    client = signed_in(cast.owner.key)
+    page = text(client.get("/search", {"q": "standup notes", "since": "2025-03-01"}))
+    assert "New standup" in page and "Old standup" not in page
+    wrong = client.get("/search", {"q": "standup", "since": "2025-03-02", "until": "2025-03-01"})
+    assert wrong.status_code == 400 and "&#x27;since&#x27; is after" in text(wrong)
