@@ -34,19 +34,9 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from bench.common import emit, percentile, start_in_process  # noqa: E402
+from tests.support.browser import CHROMIUM, FLAGS  # noqa: E402  # as the browser tests run it
 
 TARGET_MS = 1000.0
-CHROMIUM = "/usr/bin/chromium"
-# As the browser tests run it (tests/support/browser.py): no sandbox as root, no network noise.
-FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 CLASSES = ["causal", "topical", "factual", "recurrent"]
 
 _BLOCKS = """
@@ -153,7 +143,7 @@ def measure(url: str, key: str, centre: str, nodes: int, repeat: int) -> dict[st
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=FLAGS)
         page = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
         page.goto(url + "/sign-in")
         page.fill("input[name=api_key]", key)
