@@ -13,8 +13,9 @@ KNOBS: tuple[Knob, ...] = (
         "str",
         "rules",
         "Fact and entity extraction after a block or session is written: `rules` (the "
-        "deterministic extractor, no LLM) or `off`.",
-        parse=choice("rules", "off"),
+        "deterministic extractor, no LLM), `llm` (the configured LLM, JSON-schema constrained, "
+        "every item's quote checked against its message; the rules without an LLM) or `off`.",
+        parse=choice("rules", "llm", "off"),
         live=True,
         tenant=True,
     ),

@@ -21,6 +21,7 @@ from ctx.models import Block, Scope
 from dream.digest import system_principal
 from memory import entities, slots, sources
 from memory.extract import Extractor, ExtractResult, RuleExtractor
+from memory.extract.llm import LLMExtractor
 from memory.materialize import refresh_standing, write_facts
 from memory.models import Extraction, Fact, Provenance
 from memory.sources import Source
@@ -28,10 +29,27 @@ from memory.sources import Source
 log = logging.getLogger("ctx.memory")
 
 
+PIPELINE = "memory.extract"
+
+
 def extractor_for(tenant_id: int) -> Extractor | None:
-    """The tenant's extractor, or None when extraction is off for it."""
+    """The tenant's extractor, or None when extraction is off for it. `llm` uses the
+    configured LLM (JSON-schema constrained, the rules standing in for what it cannot read);
+    without one it is the rules."""
     mode = knobs.value("CTX_EXTRACTION", tenant_id)
-    return RuleExtractor() if mode == "rules" else None
+    if mode == "off":
+        return None
+    if mode == "llm":
+        from retrieval.llm import get_llm  # here: the LLM stack loads only where it is used
+
+        llm = get_llm()
+        if llm is not None:
+
+            def complete(messages: list[Any], schema: dict[str, Any]) -> Any:
+                return llm.complete(messages, schema=schema, max_tokens=700, pipeline=PIPELINE).json
+
+            return LLMExtractor(complete)
+    return RuleExtractor()
 
 
 def _lock(source: str) -> None:
@@ -56,7 +74,8 @@ def extract_source(source: str) -> dict[str, Any]:
         src.first = run is None
         counts = _materialize(src, extractor.extract(src.units))
         run = run or Extraction(source=source, scope=src.scope)
-        run.content_hash, run.extractor, run.counts = src.digest, sources.EXTRACTOR, counts
+        name = getattr(extractor, "name", sources.EXTRACTOR)
+        run.content_hash, run.extractor, run.counts = src.digest, name, counts
         run.save()
     return {"source": source, "status": "extracted", **counts}
 
