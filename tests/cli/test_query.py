@@ -103,3 +103,18 @@ def test_it_shows_a_preview_and_the_whole_id_on_an_80_column_terminal(
     assert stored["id"] in run.stdout.splitlines()[2]  # one line, never cut
     assert "We deploy on Fridays after the review" in run.stdout
     assert max(len(line) for line in run.stdout.splitlines()) <= 80
+
+
+def test_it_keeps_to_a_period(cli: Cli, live_cast: Cast) -> None:
+    said = {"Old standup": "2025-01-05T09:00:00Z", "New standup": "2025-03-05T09:00:00Z"}
+    for title, when in said.items():
+        live_cast.owner.store(
+            category="log", title=title, content=f"{title} notes.", source_time=when
+        )
+    ask = ("query", "standup notes", "--no-synthesize")
+    titles = [s["title"] for s in cli(*ask, "--since", "2025-03-01").json()["sources"]]
+    assert titles == ["New standup"]
+    older = [s["title"] for s in cli(*ask, "--until", "2025-02-01").json()["sources"]]
+    assert older == ["Old standup"]
+    refused = cli(*ask, "--since", "2025-03-02", "--until", "2025-03-01")
+    assert refused.returncode != 0 and "'since' is after 'until'" in refused.stderr

@@ -133,6 +133,9 @@ def query(args: argparse.Namespace, app: App) -> int:
             "synthesize": synthesize,
             "explain": args.explain,
             "now": args.now,
+            "since": args.since,
+            "until": args.until,
+            "as_of": args.as_of,
         }
     )
     payload = _ask(app.client(), body, explicit)
