@@ -41,19 +41,19 @@ def _choices(principal: Principal, chosen: dict[str, str]) -> dict[str, Any]:
     }
 
 
-def _query_input(q: str, chosen: dict[str, str]) -> search_ops.QueryInput:
-    data: dict[str, Any] = {"query": q, "explain": True, "limit": 20}
-    if chosen["scope"]:
-        data["scope"] = chosen["scope"]
-    if chosen["category"]:
-        data["category"] = chosen["category"]
+def _search_filters(chosen: dict[str, str]) -> dict[str, Any]:
+    """The form's filters as a search input's fields (the query and as-you-type alike)."""
+    data: dict[str, Any] = {k: chosen[k] for k in ("scope", "category") if chosen[k]}
     if chosen["type"]:
         data["types"] = [chosen["type"]]
     if _tags(chosen):
         data["tags"] = _tags(chosen)
-    for name in TIME_TRAVEL:
-        if chosen.get(name):
-            data[name] = chosen[name]
+    return data
+
+
+def _query_input(q: str, chosen: dict[str, str]) -> search_ops.QueryInput:
+    data: dict[str, Any] = {"query": q, "explain": True, "limit": 20, **_search_filters(chosen)}
+    data.update({name: chosen[name] for name in TIME_TRAVEL if chosen.get(name)})
     return search_ops.QueryInput.parse(data)
 
 
@@ -110,14 +110,7 @@ def suggest(request: HttpRequest, principal: Principal) -> HttpResponse:
 
 
 def _suggest_input(q: str, chosen: dict[str, str]) -> search_ops.SearchInput:
-    data: dict[str, Any] = {"query": q, "limit": SUGGESTIONS}
-    for name in ("scope", "category"):
-        if chosen[name]:
-            data[name] = chosen[name]
-    if chosen["type"]:
-        data["types"] = [chosen["type"]]
-    if _tags(chosen):
-        data["tags"] = _tags(chosen)
+    data = {"query": q, "limit": SUGGESTIONS, **_search_filters(chosen)}
     return search_ops.SearchInput.parse(data)
 
 

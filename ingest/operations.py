@@ -8,8 +8,8 @@ from typing import Annotated, Any
 from pydantic import BeforeValidator, Field, WithJsonSchema
 
 from ctx import knobs, selectors
-from ctx.errors import ValidationFailed
 from ctx.ops.inputs import (
+    BoolParam,
     Input,
     IntParam,
     QueryText,
@@ -103,22 +103,11 @@ class SessionInput(Input):
     id: SessionId
 
 
-def _flag_text(raw: Any) -> bool:
-    """true/false as JSON, or as text in a query string (`?latest=true`)."""
-    if isinstance(raw, bool):
-        return raw
-    if isinstance(raw, str) and raw.strip().lower() in ("true", "1", "yes", "false", "0", "no", ""):
-        return raw.strip().lower() in ("true", "1", "yes")
-    raise ValidationFailed("'latest' must be true or false.", details={"field": "latest"})
-
-
 class DetailInput(SessionInput):
     offset: Annotated[int | None, IntParam(0, 10_000_000, description="Messages to skip.")] = None
     limit: Annotated[int | None, IntParam(1, 500, description="Most messages (default 50).")] = None
     latest: Annotated[
-        bool,
-        BeforeValidator(_flag_text),
-        Field(description="The last `limit` messages instead (where work stopped)."),
+        bool, BoolParam("The last `limit` messages instead (where work stopped).")
     ] = False
 
 

@@ -9,7 +9,7 @@ from pydantic import BeforeValidator, Field, WithJsonSchema
 
 from ctx import selectors
 from ctx.errors import TooLarge, ValidationFailed
-from ctx.ops.inputs import ChoiceParam, Input, IntParam, ScopeList, When
+from ctx.ops.inputs import BoolParam, ChoiceParam, Input, IntParam, ScopeList, When
 from ctx.principal import Principal
 from memory import payloads as p
 from memory import selectors as memory_selectors
@@ -35,17 +35,6 @@ def _bounded(limit: int) -> BeforeValidator:
     return BeforeValidator(check)
 
 
-def _flag(raw: Any, info: Any) -> bool:
-    """true/false as JSON, or as text in a query string (`?history=true`)."""
-    if isinstance(raw, bool):
-        return raw
-    text = str(raw).strip().lower() if isinstance(raw, str) else None
-    if text in ("true", "1", "yes", "false", "0", "no", ""):
-        return text in ("true", "1", "yes")
-    name = str(info.field_name)
-    raise ValidationFailed(f"'{name}' must be true or false.", details={"field": name})
-
-
 SubjectFilter = Annotated[
     str | None,
     WithJsonSchema({"anyOf": [{"type": "string", "maxLength": 200}, {"type": "null"}]}),
@@ -58,7 +47,6 @@ AttributeFilter = Annotated[
     Field(description="Only facts of this attribute (employer, deploy_day, …)."),
     _bounded(200),
 ]
-Switch = Annotated[bool, BeforeValidator(_flag)]
 
 
 class FactsInput(Input):
@@ -67,9 +55,9 @@ class FactsInput(Input):
     attribute: AttributeFilter = None
     scopes: ScopeList = []
     as_of: Annotated[When, Field(description="Facts valid at this moment (time travel).")] = None
-    history: Annotated[
-        Switch, Field(description="Superseded versions too (default: the current facts).")
-    ] = False
+    history: Annotated[bool, BoolParam("Superseded versions too (default: the current facts).")] = (
+        False
+    )
     limit: Annotated[int | None, IntParam(1, 200, description="Most facts (default 50).")] = None
     offset: Annotated[int | None, IntParam(0, 100_000, description="Facts to skip.")] = None
 

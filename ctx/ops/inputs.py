@@ -298,9 +298,9 @@ _TRUTH = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no"
 
 
 def _bool_text(name: str, raw: Any) -> bool:
-    """A query string's flag (`?archived=true`) or a JSON boolean; absent is false."""
-    if raw is None or isinstance(raw, bool):
-        return bool(raw)
+    """A query string's flag (`?archived=true`) or a JSON boolean (absent: the default)."""
+    if isinstance(raw, bool):
+        return raw
     if isinstance(raw, str) and raw.strip().lower() in _TRUTH:
         return _TRUTH[raw.strip().lower()]
     raise ValidationFailed(f"'{name}' must be true or false.", details={"field": name})
@@ -308,7 +308,7 @@ def _bool_text(name: str, raw: Any) -> bool:
 
 @dataclass(frozen=True)
 class BoolParam(GroupedMetadata):
-    """true/false from a query string (true, 1, yes / false, 0, no) or JSON; absent: false."""
+    """true/false from a query string (true, 1, yes / false, 0, no; empty is false) or JSON."""
 
     description: str | None = None
 
