@@ -205,8 +205,9 @@ def _read_profile(name: str, files: Mapping[str, str]) -> Profile:
         history = tuple(change_from_dict(d) for d in _jsonl(history_text))
         profile = profile_from_dict(data, history)
     # ProfileError and SignalError included; AttributeError: a field of the wrong JSON type
-    # (`"metrics": null`) met by a `.get` or `.items` (hypothesis found it)
-    except (AttributeError, KeyError, TypeError, ValueError) as exc:
+    # (`"metrics": null`) met by a `.get` or `.items`; OverflowError: a number no int holds
+    # (`"version": Infinity`, which Python's JSON reads). Hypothesis found both.
+    except (AttributeError, KeyError, OverflowError, TypeError, ValueError) as exc:
         raise FolderError(f"{name}: {exc}") from exc
     if profile.slug != stem:
         raise FolderError(f"{name}: holds the profile {profile.slug!r}")
@@ -220,7 +221,7 @@ def _jsonl(text: str) -> list[Any]:
 def _read_signals(text: str) -> tuple[Signal, ...]:
     try:
         return tuple(signal_from_dict(item) for item in _jsonl(text))
-    except (ValueError, SignalError) as exc:
+    except (OverflowError, ValueError, SignalError) as exc:
         raise FolderError(f"{SIGNALS}: {exc}") from exc
 
 

@@ -9,6 +9,7 @@ import contextlib
 import json
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -122,3 +123,10 @@ def test_a_damaged_profile_or_history_is_its_reason(
     }
     with contextlib.suppress(FolderError):
         import_files(files)
+
+
+@pytest.mark.parametrize("number", ["Infinity", "-Infinity", "1e400"])
+def test_a_number_no_int_holds_is_the_files_reason(number: str) -> None:
+    text = json.dumps({**VALID, "version": 0}).replace('"version": 0', f'"version": {number}')
+    with pytest.raises(FolderError, match=f"{_CODING.slug}.json"):
+        import_files({f"{_CODING.slug}.json": text})
