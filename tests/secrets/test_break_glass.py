@@ -144,3 +144,53 @@ def test_reset_settings_says_when_there_is_nothing_to_reset(
     call_command("break_glass", "reset-settings", "CTX_RRF_K")
     assert "removed 0 database override(s) of ctx_rrf_k" in capsys.readouterr().out.lower()
     assert SecretAudit.objects.filter(action="reset-settings", name="CTX_RRF_K").exists()
+
+
+def docs_query() -> str:
+    """The `psql` query docs/secrets.md gives operators, as they would paste it."""
+    text = (ROOT / "docs" / "secrets.md").read_text()
+    start = text.index('-At -c "') + len('-At -c "')
+    return text[start : text.index('" \\\n', start)]
+
+
+def psql_at(query: str) -> str:
+    """`psql -At -c QUERY` against the test database, with the PostgreSQL client pgserver ships."""
+    import pgserver
+
+    db = connection.settings_dict
+    conn = ["-h", str(db["HOST"]), "-U", str(db["USER"]), "-d", str(db["NAME"])]
+    if db.get("PORT"):
+        conn += ["-p", str(db["PORT"])]
+    psql = Path(pgserver.__file__).parent / "pginstall" / "bin" / "psql"
+    out = subprocess.run(
+        [str(psql), *conn, "-At", "-c", query], capture_output=True, text=True, timeout=60
+    )
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
+@pytest.mark.django_db(transaction=True)
+def test_it_opens_the_row_a_real_psql_pipe_prints_with_wrapped_base64() -> None:
+    tenant = ctx_services.tenant_create(name="acme")
+    key, _ = ctx_services.key_create(
+        tenant=tenant, name="o", home="acme:main", role=ApiKey.Role.OWNER
+    )
+    long_value = "postgres://app:" + "s3cr3t" * 40 + "@db/prod"  # ciphertext past 76 characters
+    make_secret(key, "db", value=long_value)
+    row = psql_at(docs_query().replace("'NAME'", "'db'"))
+    assert "\n" in json.loads(row)["ciphertext"]  # PostgreSQL wrapped it
+    piped = manage(
+        "secret",
+        "--stdin",
+        env={"CTX_SECRETS_KEY": KEY_A, "DATABASE_URL": DEAD_DATABASE},
+        stdin=row,
+    )
+    assert piped.returncode == 0, piped.stderr
+    assert piped.stdout == long_value + "\n"
+
+
+def test_base64_with_anything_but_line_breaks_outside_the_alphabet_is_still_refused() -> None:
+    doc = json.loads(exported_row())
+    doc["ciphertext"] = doc["ciphertext"][:10] + "*" + doc["ciphertext"][10:]
+    with pytest.raises(ValueError, match="'ciphertext' is not valid base64"):
+        crypto.import_doc(doc)
