@@ -14,6 +14,7 @@ from ctx.errors import TooLarge, ValidationFailed
 from ctx.models import BlockType, Sensitivity
 
 MAX_CATEGORY = 100
+MAX_CATEGORY_EXCLUDES = 50  # categories_exclude on search and query
 MAX_TITLE = 500
 MAX_TAGS = 50
 MAX_TAG = 100

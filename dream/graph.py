@@ -298,6 +298,7 @@ def allowed(block: Block, filters: Filters | None) -> bool:
     checks = (
         block.scope_id in filters.scope_ids,
         not filters.category or block.category == filters.category,
+        block.category not in filters.categories_exclude,
         set(filters.tags) <= set(block.tags),
         not filters.types or block.type in filters.types,
         block.type not in filters.types_exclude,

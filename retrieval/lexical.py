@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ctx import selectors
+from ctx.models import BlockType
 from ctx.principal import Principal
 from retrieval import language
 from retrieval.relevance import floored
@@ -24,18 +25,28 @@ class SearchParams:
     tags: list[str] = field(default_factory=list)
     types: list[str] = field(default_factory=list)
     types_exclude: list[str] = field(default_factory=list)
+    categories_exclude: list[str] = field(default_factory=list)
     scopes: list[str] = field(default_factory=list)
     min_score: float | None = None  # the floor on the shown score (retrieval/relevance.py)
 
     def filters(self, principal: Principal) -> Filters:
-        excluded = self.types_exclude or ([] if "digest" in self.types else ["digest"])
         return Filters(
             scope_ids=selectors.readable_scope_ids(principal, self.scopes),
             category=self.category,
+            categories_exclude=self.categories_exclude,
             tags=self.tags,
             types=self.types,
-            types_exclude=excluded,
+            types_exclude=self.excluded_types(),
         )
+
+    def excluded_types(self) -> list[str]:
+        """What the caller left out, plus what a search never shows: system-meta blocks (the
+        server's own bookkeeping) always, and digests unless asked for by type. A caller's
+        `types_exclude` used to replace the digest exclusion and let digests back in."""
+        implicit = [BlockType.SYSTEM_META]
+        if BlockType.DIGEST not in self.types:
+            implicit.append(BlockType.DIGEST)
+        return list(dict.fromkeys([*self.types_exclude, *implicit]))
 
 
 def _weights(query: str) -> ArmWeights:

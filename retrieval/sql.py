@@ -36,6 +36,7 @@ TS_RANK_ONE = 0.4 / 1.64493406685
 class Filters:
     scope_ids: list[int]
     category: str | None = None
+    categories_exclude: list[str] = field(default_factory=list)
     tags: list[str] = field(default_factory=list)
     types: list[str] = field(default_factory=list)
     types_exclude: list[str] = field(default_factory=list)
@@ -53,6 +54,9 @@ class Filters:
         if self.category:
             parts.append("b.category = %(category)s")
             params["category"] = self.category
+        if self.categories_exclude:
+            parts.append("NOT (b.category = ANY(%(categories_exclude)s::varchar[]))")
+            params["categories_exclude"] = self.categories_exclude
         if self.tags:
             parts.append("b.tags @> %(tags)s::varchar[]")
             params["tags"] = self.tags

@@ -103,7 +103,16 @@ def _update_shape(raw: dict[str, Any]) -> dict[str, Any]:
     return {"id": block_id, "fields": raw}
 
 
-FILTERS = ("limit", "min_score", "scopes", "category", "tags", "types")
+FILTERS = (
+    "limit",
+    "min_score",
+    "scopes",
+    "category",
+    "tags",
+    "types",
+    "types_exclude",
+    "categories_exclude",
+)
 query = tool(
     search.query,
     search.QueryInput,

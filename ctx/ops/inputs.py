@@ -159,6 +159,9 @@ TypeList = Annotated[
 TagFilter = Annotated[Tags, Field(description="Only blocks carrying all of these tags.")]
 TypeFilter = Annotated[TypeList, Field(description="Only blocks of these types.")]
 TypeExclude = Annotated[TypeList, Field(description="Leave out blocks of these types.")]
+RoleExclude = Annotated[
+    TypeList, Field(description="The design's older name of types_exclude; both given: either.")
+]
 ScopeList = Annotated[
     list[Annotated[str, Field(max_length=100)]],
     Field(
@@ -166,6 +169,13 @@ ScopeList = Annotated[
         description="Scope names to look in; default: every scope this key can read.",
     ),
     _check(lambda d, n: v.string_list(d, n, max_items=v.MAX_SCOPES, max_len=100)),
+]
+CategoryExclude = Annotated[
+    list[Annotated[str, Field(max_length=v.MAX_CATEGORY)]],
+    Field(max_length=v.MAX_CATEGORY_EXCLUDES, description="Leave out blocks in these categories."),
+    _check(
+        lambda d, n: v.string_list(d, n, max_items=v.MAX_CATEGORY_EXCLUDES, max_len=v.MAX_CATEGORY)
+    ),
 ]
 BlockId = Annotated[
     str,

@@ -12,12 +12,14 @@ from ctx import validation as v
 from ctx.errors import ValidationFailed
 from ctx.ops import payloads as p
 from ctx.ops.inputs import (
+    CategoryExclude,
     CategoryFilter,
     Flag,
     Input,
     Limit,
     MinScore,
     QueryText,
+    RoleExclude,
     ScopeList,
     TagFilter,
     TypeExclude,
@@ -42,6 +44,8 @@ class SearchInput(Input):
     tags: TagFilter = []
     types: TypeFilter = []
     types_exclude: TypeExclude = []
+    block_roles_exclude: RoleExclude = []
+    categories_exclude: CategoryExclude = []
     scopes: ScopeList = []
     scope: Annotated[
         str | None,
@@ -56,7 +60,9 @@ class SearchInput(Input):
             category=self.category or None,
             tags=list(self.tags),
             types=list(self.types),
-            types_exclude=list(self.types_exclude),
+            # The older name adds to the newer: more left out, never less (either alone or both).
+            types_exclude=list(dict.fromkeys([*self.types_exclude, *self.block_roles_exclude])),
+            categories_exclude=list(self.categories_exclude),
             scopes=[*self.scopes, *([self.scope] if self.scope else [])],
             min_score=self.min_score,
         )

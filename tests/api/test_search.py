@@ -184,3 +184,42 @@ def test_it_never_shows_a_score_above_1(cast: Cast) -> None:
     scores = [r["score"] for r in cast.owner.post("/api/search", {"query": "ramen"})[1]["results"]]
     assert len(scores) == 6 and scores[0] == 1.0 and all(0 <= s <= 1 for s in scores)
     assert scores == sorted(scores, reverse=True)
+
+
+def _seed_exclusions(cast: Cast) -> None:
+    cast.owner.store(category="a", title="one", content="alpha topic")
+    cast.owner.store(category="b", title="two", content="alpha topic", type="decision")
+    cast.owner.store(category="c", title="three", content="alpha topic")
+    cast.owner.store(category="d", title="digest", content="alpha topic", type="digest")
+    cast.owner.store(category="e", title="meta", content="alpha topic", type="system-meta")
+
+
+@pytest.mark.parametrize("path", ["/api/search", "/api/query"])
+def test_categories_and_types_left_out_stay_out_and_digests_do_not_come_back(
+    cast: Cast, path: str
+) -> None:
+    _seed_exclusions(cast)
+
+    def found(**filters: Any) -> list[str]:
+        status, body = cast.owner.post(path, {"query": "alpha topic", **filters})
+        assert status == 200, body
+        return sorted(r["title"] for r in body.get("results", body.get("sources", [])))
+
+    assert found() == ["one", "three", "two"]
+    assert found(categories_exclude=["a", "c"]) == ["two"]
+    # Leaving a type out used to let the digests back in.
+    assert found(types_exclude=["decision"]) == ["one", "three"]
+    assert found(block_roles_exclude=["decision"]) == ["one", "three"]  # the design's name
+    assert found(types_exclude=["decision"], block_roles_exclude=["knowledge"]) == []
+    assert found(types=["digest"]) == ["digest"]
+    # The server's own bookkeeping never shows, even asked for by type.
+    assert found(types=["system-meta"]) == []
+
+
+def test_categories_exclude_is_bounded_and_named_in_the_error(cast: Cast) -> None:
+    status, body = cast.owner.post(
+        "/api/search", {"query": "x", "categories_exclude": [f"c{i}" for i in range(51)]}
+    )
+    assert status == 400 and body["error"]["details"]["field"] == "categories_exclude"
+    status, body = cast.owner.post("/api/query", {"query": "x", "categories_exclude": [5]})
+    assert status == 400 and body["error"]["details"]["field"] == "categories_exclude"
