@@ -47,6 +47,19 @@ def mode_set(p: Principal, data: ModeInput) -> dict[str, str]:
     return {"mode": services.mode_set(mode=data.mode, by=p.key.name).mode}
 
 
+class ModeMaybe(Input):
+    mode: Annotated[
+        str | None, Text(16, required=False, description="on, throttled or off; absent: read.")
+    ] = None
+
+
+def mode(p: Principal, data: ModeMaybe) -> dict[str, str]:
+    """The design's one `dream-mode` action: read the mode, or set it when one is given."""
+    if data.mode is None:
+        return mode_get(p, NoInput())
+    return mode_set(p, ModeInput(mode=data.mode))
+
+
 def stats(p: Principal, data: ScopesParam) -> dict[str, Any]:
     scope_ids = data.scope_ids(p)
     return {

@@ -362,9 +362,11 @@ def _settings_commands(sub: Subparsers) -> None:
 def _manage_commands(sub: Subparsers) -> None:
     keys = _group(sub, "keys", "API keys of your tenant (tenant admins and up)")
     create = _add(keys, "create", "keys:keys_create", "mint a key; it is shown once")
-    create.add_argument("name")
+    create.add_argument("name", help="a label for the key, e.g. laptop")
     create.add_argument("--role", choices=("member", "admin", "owner"), default="member")
-    create.add_argument("--home", help="home scope (default: first --write or <tenant>:main)")
+    create.add_argument(
+        "--home", required=True, help="home scope, e.g. acme:main; its tenant is the key's"
+    )
     create.add_argument("--read", action="append", help="extra readable scopes (a,b)")
     create.add_argument("--write", action="append", help="writable scopes (default: the home)")
     create.add_argument("--read-only", action="store_true", help="no writable scope at all")

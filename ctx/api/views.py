@@ -16,6 +16,7 @@ from ctx.api.common import body
 from ctx.api.routing import READ, WRITE, Op, created, created_or_ok, endpoint, handle
 from ctx.errors import CtxError, ErrorCode
 from ctx.ops import blocks, history, search, tenancy
+from dream import operations as dream_ops
 
 store = endpoint(post=Op(blocks.store, blocks.StoreInput, status=created_or_ok))
 # A batch costs one write token per block it writes.
@@ -39,6 +40,15 @@ MANAGE_ACTIONS: dict[str, Op] = {
     "update": Op(blocks.update, blocks.UpdateInput, bucket=WRITE),
     "delete": Op(blocks.delete, blocks.GetInput, bucket=WRITE),
     "restore": Op(blocks.restore, blocks.GetInput, bucket=WRITE),  # undoes delete
+    # The design's names for what has its own endpoint now (/api/keys, /api/oauth/clients,
+    # /api/dream/mode): the same operations, inputs and buckets, for clients written to it.
+    "api-key-create": Op(tenancy.key_create, tenancy.KeyCreateInput, status=created),
+    "api-key-list": Op(tenancy.keys_list, tenancy.TenantFilter, bucket=READ),
+    "api-key-delete": Op(tenancy.key_revoke, tenancy.KeyInput),
+    "mcp-client-create": Op(tenancy.client_create, tenancy.ClientCreateInput, status=created),
+    "mcp-client-list": Op(tenancy.clients_list, tenancy.NoInput, bucket=READ),
+    "mcp-client-delete": Op(tenancy.client_delete, tenancy.ClientInput),
+    "dream-mode": Op(dream_ops.mode, dream_ops.ModeMaybe),
 }
 
 

@@ -201,3 +201,20 @@ def test_it_lists_the_most_recent_blocks(cast: Cast) -> None:
         cast.owner.store(title=f"b{n}")
     status, body = cast.owner.post("/api/manage", {"action": "recent", "limit": 2})
     assert status == 200 and [r["title"] for r in body["results"]] == ["b2", "b1"]
+
+
+def test_the_designs_action_names_answer_as_their_endpoints_do(cast: Cast) -> None:
+    manage = lambda action, **f: cast.owner.post("/api/manage", {"action": action, **f})  # noqa: E731
+    assert manage("api-key-list") == cast.owner.get("/api/keys")
+    status, made = manage("api-key-create", name="ci", home_scope="acme:team")
+    assert status == 201 and made["key"].startswith("ctx_") and made["home_scope"] == "acme:team"
+    status, gone = manage("api-key-delete", prefix=made["prefix"])
+    assert status == 200 and gone["action"] == "revoked"
+    listed = {k["prefix"]: k for k in cast.owner.get("/api/keys")[1]["keys"]}
+    assert listed[made["prefix"]]["active"] is False
+    assert manage("mcp-client-list") == cast.owner.get("/api/oauth/clients")
+    assert manage("dream-mode") == cast.owner.get("/api/dream/mode")
+    status, body = manage("api-key-delete")
+    assert status == 400 and body["error"]["details"]["field"] == "prefix"
+    status, body = manage("nonsense")
+    assert status == 400 and "api-key-create" in body["error"]["message"]

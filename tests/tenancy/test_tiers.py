@@ -39,6 +39,10 @@ def _revoke(target: str) -> Request:
     return lambda t: ("DELETE", f"/api/keys/{t.keys[target].prefix}", None)
 
 
+def _manage(action: str, **fields: Any) -> Request:
+    return lambda t: ("POST", "/api/manage", {"action": action, **fields})
+
+
 # endpoint -> (request, expected status for server_admin, owner, admin, member, outsider)
 MATRIX: dict[str, tuple[Request, tuple[int, int, int, int, int]]] = {
     "tenants list": (lambda t: ("GET", "/api/admin/tenants", None), (200, 403, 403, 403, 403)),
@@ -84,6 +88,31 @@ MATRIX: dict[str, tuple[Request, tuple[int, int, int, int, int]]] = {
         lambda t: ("POST", "/api/admin/scopes", {"name": "extra"}),
         (201, 201, 201, 403, 201),
     ),
+    # The design's /api/manage names: the same operations, so the same tiers.
+    "manage api-key-list": (_manage("api-key-list"), (200, 200, 200, 403, 200)),
+    "manage api-key-create member": (
+        _manage("api-key-create", name="k", role="member"),
+        (201, 201, 201, 403, 201),
+    ),
+    "manage api-key-create owner": (
+        _manage("api-key-create", name="k", role="owner"),
+        (201, 201, 403, 403, 201),
+    ),
+    "manage api-key-delete member": (
+        lambda t: _manage("api-key-delete", prefix=t.keys["member2"].prefix)(t),
+        (200, 200, 200, 403, 404),
+    ),
+    "manage mcp-client-list": (_manage("mcp-client-list"), (200, 200, 200, 403, 200)),
+    "manage mcp-client-create": (
+        _manage("mcp-client-create", name="c", redirect_uris=[CALLBACK]),
+        (201, 201, 201, 403, 201),
+    ),
+    "manage mcp-client-delete": (
+        lambda t: _manage("mcp-client-delete", client_id=_acme_client(t))(t),
+        (200, 200, 200, 403, 404),
+    ),
+    "manage dream-mode read": (_manage("dream-mode"), (200, 200, 200, 200, 200)),
+    "manage dream-mode set": (_manage("dream-mode", mode="off"), (200, 403, 403, 403, 403)),
 }
 
 CASES = [
@@ -115,4 +144,7 @@ def _missing(method: str, path: str, body: Any) -> tuple[str, str, Any]:
         return method, path.replace("tenant=acme", "tenant=nosuch"), body
     if isinstance(body, dict) and body.get("tenant") == "acme":
         return method, path, {**body, "tenant": "nosuch"}
+    if isinstance(body, dict) and body.get("action"):  # /api/manage: the id is in the body
+        target = "client_id" if "client_id" in body else "prefix"
+        return method, path, {**body, target: "doesnotexist"}
     return method, path.rsplit("/", 1)[0] + "/doesnotexist", body

@@ -34,7 +34,7 @@ def keys_create(args: argparse.Namespace, app: App) -> int:
             "home_scope": args.home,
             "read_scopes": split_list(args.read),
             "is_admin": args.admin,
-            "tenant": args.tenant,
+            "tenant": args.tenant or _tenant_of(args.home),
             "max_sensitivity": args.max_sensitivity,
         }
     )
@@ -43,6 +43,12 @@ def keys_create(args: argparse.Namespace, app: App) -> int:
     payload = app.client().post("/api/keys", body)
     app.out.emit(payload, _render_created)
     return 0
+
+
+def _tenant_of(scope: str) -> str | None:
+    """The tenant a scope name belongs to (`acme:team` -> acme); None for a bare name."""
+    tenant, sep, _ = scope.partition(":")
+    return tenant if sep and tenant else None
 
 
 def _row(key: dict[str, Any]) -> list[Any]:
