@@ -19,9 +19,8 @@ from django.contrib.auth.models import User
 
 from ctx import selectors
 from ctx.errors import CtxError, ErrorCode, Forbidden
-from ctx.models import ApiKey, Scope, Tenant
+from ctx.models import ApiKey, Scope
 from ctx.oauth import identity
-from ctx.oauth.models import ApiKeyUser
 from ctx.permissions import can_operate
 from ctx.principal import Principal
 
@@ -67,15 +66,7 @@ def sign_in(raw_key: str) -> AbstractBaseUser:
 def operator_for_user(user_id: int) -> Principal | None:
     """The operator behind a signed-in admin user, or None when its key was revoked, its
     tenant suspended or its role lowered since (the session then ends)."""
-    link = (
-        ApiKeyUser.objects.select_related("api_key__tenant")
-        .filter(
-            user_id=user_id,
-            api_key__active=True,
-            api_key__tenant__status=Tenant.Status.ACTIVE,
-        )
-        .first()
-    )
+    link = identity.active_link(user_id)
     if link is None:
         return None
     principal = operator_principal(link.api_key)

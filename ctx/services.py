@@ -358,17 +358,7 @@ def _saved(blocks: list[Block], principal: Principal) -> None:
     _after_commit([str(b.pk) for b in blocks])
 
 
-UPDATABLE = (
-    "category",
-    "title",
-    "content",
-    "tags",
-    "metadata",
-    "type",
-    "valid_from",
-    "valid_to",
-    "sensitivity",
-)
+UPDATABLE = versions.FIELDS  # what an update may change is what a version keeps
 
 
 @transaction.atomic

@@ -31,19 +31,7 @@ class LLMCallAdmin(OperatorAdmin):
     list_filter = ("ok", "provider", "pipeline")
     date_hierarchy = "created_at"
     search_fields = ("model", "error")
-    readonly_fields = (
-        "created_at",
-        "pipeline",
-        "provider",
-        "model",
-        "duration_ms",
-        "tokens_in",
-        "tokens_out",
-        "ok",
-        "error",
-        "prompt",
-        "response",
-    )
+    readonly_fields = (*list_display, "prompt", "response")
 
     def visible(self, principal: Principal, queryset: QuerySet[Any]) -> QuerySet[Any]:
         return visible_llm_calls(principal, queryset)

@@ -34,9 +34,9 @@ def user_for_key(key: ApiKey) -> AbstractBaseUser:
         return ApiKeyUser.objects.select_related("user").get(api_key=key).user
 
 
-def principal_for_user(user_id: int) -> Principal | None:
-    """The principal of the key behind an OAuth user, or None if the key or tenant is off."""
-    link = (
+def active_link(user_id: int) -> ApiKeyUser | None:
+    """The user's link to its key while the key is active and its tenant not suspended."""
+    return (
         ApiKeyUser.objects.select_related("api_key__tenant")
         .filter(
             user_id=user_id,
@@ -45,4 +45,9 @@ def principal_for_user(user_id: int) -> Principal | None:
         )
         .first()
     )
+
+
+def principal_for_user(user_id: int) -> Principal | None:
+    """The principal of the key behind an OAuth user, or None if the key or tenant is off."""
+    link = active_link(user_id)
     return selectors.principal_from_key(link.api_key) if link is not None else None
