@@ -136,6 +136,17 @@ def post_json(
     return _result(url, response, body, hdrs, elapsed_ms)
 
 
+def reachable(url: str, *, timeout: float = 1.0) -> bool:
+    """Whether anything answers HTTP at `url` (any status: a 401 or 404 still means the
+    service is up). For health reports; no retry, nothing logged but the redacted URL."""
+    try:
+        _client().get(url, timeout=httpx.Timeout(timeout))
+    except httpx.HTTPError as exc:
+        log.info("unreachable: %s (%s)", redact_url(url), type(exc).__name__)
+        return False
+    return True
+
+
 class _Retryable(Exception):
     """Internal: the transport failed before a response started."""
 

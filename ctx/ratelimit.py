@@ -102,13 +102,53 @@ def now() -> float:
     return time.time()
 
 
-@lru_cache(maxsize=4)
-def _script(url: str) -> Any:
-    # Celery's `redis+socket://` (the embedded server) is redis-py's `unix://`.
+def redis_client(url: str) -> redis.Redis:
+    """A client with short timeouts: a Redis that does not answer in half a second is down.
+    Celery's `redis+socket://` (the embedded server) is redis-py's `unix://`."""
     if url.startswith("redis+socket://"):
         url = "unix://" + url.removeprefix("redis+socket://")
-    client = redis.Redis.from_url(url, socket_timeout=0.5, socket_connect_timeout=0.5)
-    return client.register_script(BUCKET_LUA)  # EVALSHA, loading the script when missing
+    return redis.Redis.from_url(url, socket_timeout=0.5, socket_connect_timeout=0.5)
+
+
+@lru_cache(maxsize=4)
+def _client(url: str) -> redis.Redis:
+    return redis_client(url)
+
+
+@lru_cache(maxsize=4)
+def _script(url: str) -> Any:
+    return _client(url).register_script(BUCKET_LUA)  # EVALSHA, loading the script when missing
+
+
+def _bucket(kind: str, principal: Principal) -> str:
+    return f"ctx:rl:{kind}:{principal.key.pk}"
+
+
+def headroom(principal: Principal) -> dict[str, dict[str, int]] | None:
+    """What the key may still spend right now, per bucket, without spending anything (the
+    bucket refilled to this moment, as `take` would see it); None when limits are off or
+    Redis cannot say."""
+    if not enabled():
+        return None
+    out: dict[str, dict[str, int]] = {}
+    try:
+        for kind in (READ, WRITE):
+            limit = limit_for(kind)
+            if not limit.on:
+                continue
+            tokens, ts = _client(settings.REDIS_URL).hmget(_bucket(kind, principal), "tokens", "ts")
+            left = float(limit.burst)
+            if tokens is not None and ts is not None:
+                refill = max(0.0, now() - float(ts)) * limit.per_minute / 60.0
+                left = min(left, float(tokens) + refill)
+            out[kind] = {
+                "remaining": max(0, math.floor(left)),
+                "burst": limit.burst,
+                "per_minute": limit.per_minute,
+            }
+    except redis.RedisError:
+        return None
+    return out
 
 
 _last_warning = 0.0
@@ -127,7 +167,7 @@ def take(principal: Principal, kind: str, cost: int = 1) -> None:
     if not limit.on or not settings.REDIS_URL:
         return
     rate = limit.per_minute / 60.0
-    bucket = f"ctx:rl:{kind}:{principal.key.pk}"
+    bucket = _bucket(kind, principal)
     try:
         allowed, _left, wait = _script(settings.REDIS_URL)(
             keys=[bucket], args=[limit.burst, rate, max(1, cost), now()]

@@ -215,7 +215,12 @@ def store_markers(
 
 
 def status_line(client: Client) -> str:
-    """`ctx ● 1,234 blocks · acme:main`; CliError when the server cannot say."""
+    """`ctx ● 1,234 blocks · acme:main · 58/60 reads`: the last part, the key's rate-limit
+    headroom, only when the server limits rates. CliError when the server cannot say."""
     stats = client.post("/api/manage", {"action": "stats"}).get("stats", {})
-    home = client.get("/api/whoami").get("home_scope")
-    return f"ctx ● {int(stats.get('blocks', 0)):,} blocks · {home}"
+    me = client.get("/api/whoami")
+    line = f"ctx ● {int(stats.get('blocks', 0)):,} blocks · {me.get('home_scope')}"
+    reads = (me.get("rate_limit") or {}).get("read")
+    if reads:
+        line += f" · {reads['remaining']}/{reads['burst']} reads"
+    return line

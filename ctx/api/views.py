@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db import connection
 from django.http import HttpRequest, JsonResponse
 from django.http.response import HttpResponseBase
 from drf_spectacular.views import SpectacularAPIView
@@ -16,6 +15,7 @@ from ctx.api.common import body
 from ctx.api.routing import READ, WRITE, Op, created, created_or_ok, endpoint, handle
 from ctx.errors import CtxError, ErrorCode
 from ctx.ops import blocks, history, search, tenancy
+from ctx.ops import health as health_ops
 from dream import operations as dream_ops
 
 store = endpoint(post=Op(blocks.store, blocks.StoreInput, status=created_or_ok))
@@ -75,11 +75,6 @@ class SchemaView(SpectacularAPIView):
 
 
 def health(request: HttpRequest) -> JsonResponse:
-    """Anonymous liveness: says whether the database answers, nothing about internals."""
-    try:
-        with connection.cursor() as cur:
-            cur.execute("SELECT 1")
-        status, code = "ok", 200
-    except Exception:
-        status, code = "unavailable", 503
-    return JsonResponse({"status": status}, status=code)
+    """Anonymous: each dependency's state; 503 only when the database is down."""
+    payload = health_ops.health()
+    return JsonResponse(payload, status=503 if payload["status"] == "unavailable" else 200)

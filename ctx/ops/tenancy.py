@@ -12,7 +12,7 @@ from typing import Annotated, Any
 from pydantic import Field
 from typing_extensions import TypedDict
 
-from ctx import services, tenancy
+from ctx import ratelimit, services, tenancy
 from ctx.models import ApiKey, Sensitivity, Tenant
 from ctx.oauth import clients
 from ctx.ops.inputs import Flag, Input, OneOf, OptionalTenant, ScopeList, TenantName, Text
@@ -36,6 +36,9 @@ class WhoAmIPayload(TypedDict):
     write_scopes: list[str]
     is_admin: bool
     role: str
+    # Per bucket (read, write): tokens left now, the burst and the refill per minute; None
+    # when rate limits are off or Redis cannot say.
+    rate_limit: dict[str, dict[str, int]] | None
 
 
 def whoami(p: Principal, data: NoInput) -> WhoAmIPayload:
@@ -48,6 +51,7 @@ def whoami(p: Principal, data: NoInput) -> WhoAmIPayload:
         "write_scopes": sorted(names[i] for i in p.write_scope_ids if i in names),
         "is_admin": p.is_admin,
         "role": p.role,
+        "rate_limit": ratelimit.headroom(p),
     }
 
 

@@ -5,6 +5,7 @@ import time
 
 from tests.cli.conftest import Cli
 from tests.conftest import Cast
+from tests.tenancy.test_ratelimit import limits  # noqa: F401 - a fixture
 
 STATUS_INPUT = json.dumps({"model": {"display_name": "Opus"}, "workspace": {"current_dir": "/x"}})
 
@@ -39,3 +40,13 @@ def test_it_shows_auth_and_config_problems_without_failing(cli: Cli) -> None:
     (cli.config_dir / "config").write_text("junk\n")
     broken = cli("statusline", CTX_KEY=None, CTX_BASE_URL=None)
     assert broken.returncode == 0 and broken.stdout == "ctx ○ config error\n"
+
+
+def test_it_shows_the_keys_read_headroom_when_rates_are_limited(
+    cli: Cli,
+    live_cast: Cast,
+    limits: None,  # noqa: F811 - burst 3, then one a second
+) -> None:
+    run = cli("statusline", stdin=STATUS_INPUT)
+    # The line's own two requests (stats, whoami) spent two of the three reads.
+    assert run.returncode == 0 and run.stdout == "ctx ● 0 blocks · acme:main · 1/3 reads\n"

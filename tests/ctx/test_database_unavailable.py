@@ -57,7 +57,13 @@ def test_it_answers_503_everywhere_while_the_database_is_down(
             _assert_unavailable(c.post("/mcp", json={"jsonrpc": "2.0"}, headers=bearer))
             token = {"grant_type": "refresh_token", "refresh_token": "r", "client_id": "c"}
             _assert_unavailable(c.post("/token", data=token))
-            assert c.get("/health").status_code == 503
+            health = c.get("/health")
+            assert health.status_code == 503
+            assert health.json() == {
+                "status": "unavailable",
+                "checks": {"database": "down"},
+                "degraded": ["database"],
+            }
     finally:
         postgres_ctl(pgdata, "start", socket_dir=sockets)
     # Back without restarting ctx: the pool drops its dead connections at checkout.

@@ -151,3 +151,23 @@ def test_the_script_refills_and_takes_atomically_in_redis(limits: None) -> None:
     script(keys=["ctx:rl:test"], args=[2, 1.0, 1, 100.0])
     allowed, left, wait = script(keys=["ctx:rl:test"], args=[2, 1.0, 1, 100.25])
     assert (int(allowed), float(left), float(wait)) == (0, 0.25, 0.75)
+
+
+def test_whoami_shows_the_headroom_left_without_spending_it(
+    cast: Cast, limits: None, clock: Clock
+) -> None:
+    def headroom() -> dict[str, Any]:
+        status, body = cast.reader.get("/api/whoami")  # whoami itself spends one read
+        assert status == 200, body
+        return body["rate_limit"]
+
+    assert headroom()["read"] == {"remaining": 2, "burst": 3, "per_minute": 60}
+    assert headroom()["write"] == {"remaining": 3, "burst": 3, "per_minute": 60}
+    assert headroom()["read"]["remaining"] == 0  # three spent, nothing refilled yet
+    clock.t += 2  # two tokens back
+    assert headroom()["read"]["remaining"] == 1
+    assert _search(cast.reader).status_code == 200  # the headroom said one was left
+
+
+def test_whoami_says_nothing_of_rate_limits_when_they_are_off(cast: Cast) -> None:
+    assert cast.reader.get("/api/whoami")[1]["rate_limit"] is None

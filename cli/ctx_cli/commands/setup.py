@@ -53,14 +53,29 @@ def version(args: argparse.Namespace, app: App) -> int:
 
 
 def health(args: argparse.Namespace, app: App) -> int:
+    """The server's state and each dependency's (database, Redis, embedder, LLM); exit 1
+    unless all is well, naming what is down."""
     client = app.client(auth=False, timeout=10.0)
     resp = client.send("GET", "/health")
-    status = resp.data.get("status") if isinstance(resp.data, dict) else None
-    payload = {"base_url": client.base_url, "status": status or f"HTTP {resp.status}"}
-    app.out.emit(payload, lambda c, p: c.print(f"ctx at {p['base_url']}: [bold]{p['status']}[/]"))
+    data = resp.data if isinstance(resp.data, dict) else {}
+    status = data.get("status")
+    payload: dict[str, Any] = {
+        "base_url": client.base_url,
+        "status": status or f"HTTP {resp.status}",
+    }
+    if isinstance(data.get("checks"), dict):
+        payload["checks"] = data["checks"]
+    app.out.emit(payload, _render_health)
     if resp.status != 200 or status != "ok":
-        raise CliError(f"ctx at {client.base_url} is not healthy ({payload['status']})")
+        down = ", ".join(data.get("degraded") or []) or payload["status"]
+        raise CliError(f"ctx at {client.base_url} is {payload['status']} (down: {down})")
     return 0
+
+
+def _render_health(console: Any, payload: dict[str, Any]) -> None:
+    console.print(f"ctx at {payload['base_url']}: [bold]{payload['status']}[/]")
+    for name, state in (payload.get("checks") or {}).items():
+        console.print(f"  {name:<9} {state.replace('_', ' ')}")
 
 
 def describe(me: dict[str, Any]) -> str:
