@@ -6,6 +6,7 @@ so an operator fixes them in one round trip. Django settings read the parsed val
 
 from __future__ import annotations
 
+import hashlib
 import os
 import warnings
 from collections.abc import Callable, Mapping
@@ -222,6 +223,50 @@ def masked(values: Mapping[str, Any]) -> dict[str, Any]:
         knob = KNOBS_BY_NAME.get(name)
         out[name] = mask(value) if knob and knob.secret else value
     return out
+
+
+def fingerprint(value: Any) -> str:
+    """What a log may say of a secret: whether it is set and, to compare two servers, a short
+    hash of it. Never the value, never enough of a hash to test guesses cheaply offline."""
+    if not value:
+        return ""
+    return "sha256:" + hashlib.sha256(str(value).encode()).hexdigest()[:12]
+
+
+# Settings that hold URLs a person types: endpoints and the public origin.
+URL_SETTINGS = (
+    "CTX_PUBLIC_URL",
+    "CTX_LLM_BASE_URL",
+    "CTX_LLM_FALLBACK_BASE_URL",
+    "CTX_EMBED_BASE_URL",
+    "DATABASE_URL",
+    "REDIS_URL",
+)
+
+
+def url_findings(values: Mapping[str, Any]) -> list[str]:
+    """Tolerated but doubtful forms of the URL settings, one sentence each (pure)."""
+    found: list[str] = []
+    for name in URL_SETTINGS:
+        raw = str(values.get(name) or "").strip()
+        knob = KNOBS_BY_NAME.get(name)
+        if not raw or knob is None:
+            continue
+        parts = urlsplit(raw)
+        if not knob.secret and (parts.username or parts.password):
+            found.append(
+                f"{name} holds credentials inside the URL: they show wherever the setting "
+                "is listed; put the key in its own setting (or a sealed secret) instead."
+            )
+        if knob.secret:
+            continue  # the database and Redis URLs: their own schemes, credentials expected
+        if parts.scheme not in ("http", "https"):
+            found.append(f"{name} should start with http:// or https://.")
+        if name == "CTX_PUBLIC_URL" and parts.path.strip("/"):
+            found.append(f"{name} has a path: only its origin (scheme://host[:port]) is used.")
+        elif raw.endswith("/"):
+            found.append(f"{name} ends with '/': tolerated, the slash is dropped.")
+    return found
 
 
 def machine_time_zone() -> str:

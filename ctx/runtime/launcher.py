@@ -383,6 +383,7 @@ def run() -> int:
         procs = [_collect_static()]  # in the list: stopped with the rest if the start fails
         _manage("migrate", "--noinput", "-v", "0")
         first_key = _manage("bootstrap", capture=True).strip()
+        _manage("config", "--record")  # one log record of every setting and its origin
         _finish(procs.pop())
         port = choose_port(str(values["CTX_HOST"]), port, explicit=explicit)  # taken meanwhile?
         url = f"http://{values['CTX_HOST']}:{port}"
