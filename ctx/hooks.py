@@ -96,6 +96,13 @@ SECRET_OPENER: HookPoint[Callable[[int], str]] = HookPoint(
     "registers the one implementation; ctx.overrides never imports it).",
 )
 
+STATS_SECTIONS: HookPoint[Callable[[list[int]], dict[str, Any]]] = HookPoint(
+    "stats_sections",
+    "Given the readable scope ids of a `stats` call, extra sections of its answer, keyed by "
+    "section (dream's queue). Must be cheap (stats feeds status lines) and fail open itself: "
+    "return {} rather than raise.",
+)
+
 
 class Registry(Generic[F]):
     """Components by name (query stages): an app adds its own, nothing hard-codes them."""

@@ -22,4 +22,5 @@ class DreamConfig(AppConfig):
         hooks.BLOCK_SAVED.register(dream_hooks.on_saved, order=20)
         hooks.BLOCKS_WRITTEN.register(dream_hooks.on_written, order=20)
         hooks.STORE_HINTS.register(dream_hooks.store_hints, order=20)
+        hooks.STATS_SECTIONS.register(dream_hooks.stats_section, order=20)
         hooks.QUERY_STAGES.register(GraphExpansion.name, GraphExpansion)

@@ -5,12 +5,13 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from django.db import transaction
+from django.db import DatabaseError, transaction
 from django.utils import timezone
 
 from ctx.models import Block
 from ctx.principal import Principal
 from dream import digest, guard, services
+from dream import selectors as dream_selectors
 from dream.tasks import enqueue_digest, enqueue_run
 
 log = logging.getLogger("ctx.dream")
@@ -49,3 +50,14 @@ def on_written(block_ids: list[str]) -> None:
 def store_hints(principal: Principal, block: Block) -> dict[str, Any]:
     """ctx.api.views.STORE_HINTS: near-duplicate hints in the store response."""
     return guard.store_hints(principal, block)
+
+
+def stats_section(scope_ids: list[int]) -> dict[str, Any]:
+    """STATS_SECTIONS: the Dream backlog of these scopes beside the block counts."""
+    try:
+        with transaction.atomic():  # a savepoint: a failure here leaves the request usable
+            queue = dream_selectors.backlog(scope_ids, now=timezone.now())
+            return {"dream": {"mode": services.mode_get(), **queue}}
+    except DatabaseError:
+        log.warning("dream backlog left out of stats", exc_info=True)
+        return {}

@@ -51,6 +51,8 @@ SELECT
   count(*) FILTER (WHERE d.next_at <= %(now)s AND (d.claim_until IS NULL OR d.claim_until < %(now)s)
                    AND b.embedding IS NOT NULL) AS pickable,
   count(*) FILTER (WHERE d.next_at > %(now)s) AS cooldown,
+  count(*) FILTER (WHERE d.next_at > %(now)s AND d.next_at <= %(now)s + interval '1 hour'
+                   AND b.embedding IS NOT NULL) AS next_hour,
   count(*) FILTER (WHERE d.claim_until >= %(now)s) AS claimed,
   count(*) FILTER (WHERE d.last_cycle_at IS NULL AND b.embedding IS NOT NULL) AS never_dreamed,
   count(*) FILTER (WHERE d.failures > 0) AS failing,
@@ -80,6 +82,20 @@ WHERE b.scope_id = ANY(%(scopes)s) AND NOT b.archived AND b.type <> 'digest'
 """
 
 
+def backlog(scope_ids: list[int], *, now: datetime) -> dict[str, int]:
+    """The queue in one statement (what `stats` shows): due now, cooling down, due within the
+    hour, never dreamed."""
+    with connection.cursor() as cur:
+        cur.execute(_STATS, {"scopes": scope_ids, "now": now})
+        pickable, cooldown, next_hour, _claimed, never, _failing, _cycles = cur.fetchone()
+    return {
+        "pickable_now": pickable,
+        "in_cooldown": cooldown,
+        "due_next_hour": next_hour,
+        "never_dreamed": never,
+    }
+
+
 def queue_stats(scope_ids: list[int], *, now: datetime) -> dict[str, Any]:
     """The dream queue of the given scopes: due now, cooling down, claimed, never dreamed
     (including embedded blocks not yet scheduled), awaiting embedding, back-off levels."""
@@ -87,7 +103,7 @@ def queue_stats(scope_ids: list[int], *, now: datetime) -> dict[str, Any]:
     params: dict[str, Any] = {"scopes": scope_ids, "now": now, "sendable": allowed_levels("embed")}
     with connection.cursor() as cur:
         cur.execute(_STATS, params)
-        pickable, cooldown, claimed, never, failing, cycles = cur.fetchone()
+        pickable, cooldown, next_hour, claimed, never, failing, cycles = cur.fetchone()
         cur.execute(_AWAITING, params)
         (awaiting,) = cur.fetchone()
         cur.execute(_UNSCHEDULED, params)
@@ -97,6 +113,8 @@ def queue_stats(scope_ids: list[int], *, now: datetime) -> dict[str, Any]:
     return {
         "pickable_now": pickable,
         "in_cooldown": cooldown,
+        # The forecast: blocks whose cooldown ends within the hour (pickable by then).
+        "due_next_hour": next_hour,
         "claimed": claimed,
         "never_dreamed": never + unscheduled,
         "awaiting_embedding": awaiting,

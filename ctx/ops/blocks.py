@@ -228,7 +228,10 @@ def categories(principal: Principal, data: ScopesInput) -> p.CategoriesPayload:
 
 def stats(principal: Principal, data: ScopesInput) -> p.StatsPayload:
     scope_ids = selectors.readable_scope_ids(principal, data.names())
-    return {"stats": selectors.block_stats(principal, scope_ids)}
+    found = selectors.block_stats(principal, scope_ids)
+    for section in hooks.STATS_SECTIONS:  # other apps' parts (dream's backlog)
+        found.update(section(scope_ids))
+    return {"stats": found}
 
 
 # --- listing -------------------------------------------------------------------------------------

@@ -1,9 +1,12 @@
 from __future__ import annotations
 
+import base64
+import os
 import uuid
 from pathlib import Path
 
 import pytest
+from django.utils import timezone
 
 from ctx.errors import NOT_FOUND_MESSAGE
 from ctx.models import Block
@@ -218,3 +221,22 @@ def test_the_designs_action_names_answer_as_their_endpoints_do(cast: Cast) -> No
     assert status == 400 and body["error"]["details"]["field"] == "prefix"
     status, body = manage("nonsense")
     assert status == 400 and "api-key-create" in body["error"]["message"]
+
+
+def test_stats_shows_each_scopes_storage_measured_and_dated(cast: Cast) -> None:
+    from ctx import selectors
+
+    cast.owner.store(title="small", content="x")
+    noise = base64.b64encode(os.urandom(24_000)).decode()  # 32,000 characters nothing compresses
+    cast.writer.store(scope="acme:team", title="big", content=noise)
+    selectors._storage.clear()  # measures are kept ten minutes per process
+    storage = cast.owner.post("/api/manage", {"action": "stats"})[1]["stats"]["storage"]
+    assert set(storage) == {"acme:main", "acme:team"}
+    main, team = storage["acme:main"], storage["acme:team"]
+    assert team["bytes"] > 20_000 > main["bytes"] > 0  # the big text, as stored
+    assert team["bytes"] == team["blocks_bytes"] + team["vectors_bytes"]
+    assert main["measured_at"].startswith(str(timezone.now().year))
+    # Another tenant's stats never show acme's scopes.
+    assert cast.outsider.post("/api/manage", {"action": "stats"})[1]["stats"]["storage"].keys() == {
+        "globex:main"
+    }

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import re
+
 from tests.cli.conftest import Cli
 from tests.conftest import Cast
 
@@ -19,3 +21,7 @@ def test_it_draws_a_panel_on_a_terminal(cli: Cli, live_cast: Cast) -> None:
     live_cast.owner.store(title="a")
     run = cli.tty("stats")
     assert run.returncode == 0 and "blocks" in run.stdout and "acme:main=1" in run.stdout
+    # The Dream backlog and each scope's size, in words.
+    # (the note is not embedded yet, so Dream has nothing to pick)
+    assert "on: 0 due now, 0 cooling down (0 due within the hour), 0 never dreamed" in run.stdout
+    assert re.search(r"acme:main [0-9.,]+ (B|KB)", run.stdout)

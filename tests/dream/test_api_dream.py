@@ -84,6 +84,7 @@ def test_it_reports_the_queue_of_readable_scopes(cast: Cast) -> None:
     assert after["queue"] | {"levels": None} == {
         "pickable_now": 0,
         "in_cooldown": 2,
+        "due_next_hour": 0,  # the shortest cooldown is 12 hours
         "claimed": 0,
         "never_dreamed": 0,
         "awaiting_embedding": 1,
@@ -93,6 +94,32 @@ def test_it_reports_the_queue_of_readable_scopes(cast: Cast) -> None:
     }
     assert sum(after["queue"]["levels"].values()) == 2
     assert after["links"]["classes"] == {"topical": 1}
+
+
+def test_stats_shows_the_dream_backlog_with_the_next_hours_forecast(
+    cast: Cast, settings: Any
+) -> None:
+    settings.CTX = {**settings.CTX, "CTX_DREAM_BACKOFF_MIN_HOURS": 0.5}
+    put("acme:main", "Alpha", "alpha", cos_mix(1.0))
+    put("acme:main", "Bravo", "bravo", cos_mix(0.9))
+
+    def backlog(api: Any) -> dict[str, Any]:
+        status, body = api.post("/api/manage", {"action": "stats"})
+        assert status == 200, body
+        return dict(body["stats"]["dream"])
+
+    queue = {"mode": "on", "pickable_now": 2, "in_cooldown": 0, "due_next_hour": 0}
+    assert backlog(cast.owner) == {**queue, "never_dreamed": 2}
+    run_cycles(worker="w")
+    # Both cool down for half an hour: due again within the hour.
+    assert backlog(cast.owner) == {
+        "mode": "on",
+        "pickable_now": 0,
+        "in_cooldown": 2,
+        "due_next_hour": 2,
+        "never_dreamed": 0,
+    }
+    assert backlog(cast.outsider) == {**queue, "pickable_now": 0, "never_dreamed": 0}
 
 
 def test_it_shows_an_outsider_nothing_of_acme(cast: Cast) -> None:

@@ -14,7 +14,10 @@ from tests.mcp.live import LiveServer, call
 pytestmark = pytest.mark.django_db(transaction=True)
 
 # Values that differ between any two calls whatever the interface (clock, fresh ids).
-VOLATILE = {"timing_ms", "updated_at", "created_at", "age_days", "id", "content_hash"}
+VOLATILE = {
+    *("timing_ms", "updated_at", "created_at", "age_days", "id", "content_hash"),
+    "measured_at",
+}
 
 
 def _stable(value: Any) -> Any:

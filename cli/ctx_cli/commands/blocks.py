@@ -138,8 +138,34 @@ def _render_stats(console: Any, payload: dict[str, Any]) -> None:
             ("digests", f"{stats.get('digests', 0):,}"),
             ("scopes", stats.get("scopes")),
             ("types", stats.get("types")),
+            ("storage", _storage(stats.get("storage") or {})),
+            ("dream", _backlog(stats.get("dream"))),
         ],
         title="stats",
+    )
+
+
+def _storage(per_scope: dict[str, Any]) -> str:
+    return ", ".join(f"{name} {_size(m.get('bytes', 0))}" for name, m in per_scope.items()) or "—"
+
+
+def _size(n: int) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if n < 1024 or unit == "GB":
+            return f"{n:,.0f} {unit}" if unit == "B" else f"{n:,.1f} {unit}"
+        n /= 1024  # type: ignore[assignment]
+    return ""
+
+
+def _backlog(dream: dict[str, Any] | None) -> str:
+    """Dream Mode's backlog in words: `on: 12 due now, 40 cooling down (3 due within the hour)`."""
+    if not dream:
+        return "—"
+    return (
+        f"{dream.get('mode')}: {dream.get('pickable_now', 0):,} due now, "
+        f"{dream.get('in_cooldown', 0):,} cooling down "
+        f"({dream.get('due_next_hour', 0):,} due within the hour), "
+        f"{dream.get('never_dreamed', 0):,} never dreamed"
     )
 
 
