@@ -51,6 +51,11 @@ class Scope(models.Model):
     # live blocks; null for a scope too small to need them (retrieval/termstats.py).
     term_stats_at = models.DateTimeField(null=True, blank=True, editable=False)
     term_stats_blocks = models.PositiveIntegerField(null=True, blank=True, editable=False)
+    # What its blocks and their embedding windows take in the tables, measured in the
+    # background (ctx.tasks.measure_storage): reading every row is too slow for `stats`.
+    storage_blocks_bytes = models.BigIntegerField(null=True, blank=True, editable=False)
+    storage_vectors_bytes = models.BigIntegerField(null=True, blank=True, editable=False)
+    storage_at = models.DateTimeField(null=True, blank=True, editable=False)
 
     class Meta:
         constraints = [

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import time
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -249,41 +248,46 @@ def block_stats(principal: Principal, scope_ids: list[int]) -> dict[str, Any]:
         "scopes": per_scope,
         "types": per_type,
         "term_stats": term_stats,
-        "storage": storage_per_scope(scope_ids, names),
+        "storage": storage_per_scope(scope_ids),
     }
 
 
-# Measuring a scope's bytes reads every row of it (tens of ms per 10k blocks): a measure is
-# kept this long per process, so that `stats` (which status lines call) stays cheap.
-STORAGE_TTL = 600.0
 _STORAGE_SQL = """
-SELECT s.id,
-  (SELECT coalesce(sum(pg_column_size(b.*)), 0) FROM ctx_block b WHERE b.scope_id = s.id),
-  (SELECT coalesce(sum(pg_column_size(c.*)), 0) FROM ctx_blockchunk c WHERE c.scope_id = s.id)
-FROM unnest(%s::int[]) AS s(id)
+SELECT
+  (SELECT coalesce(sum(pg_column_size(b.*)), 0) FROM ctx_block b WHERE b.scope_id = %(id)s),
+  (SELECT coalesce(sum(pg_column_size(c.*)), 0) FROM ctx_blockchunk c WHERE c.scope_id = %(id)s)
 """
-_storage: dict[int, tuple[float, dict[str, Any]]] = {}
 
 
-def storage_per_scope(scope_ids: list[int], names: dict[int, str]) -> dict[str, dict[str, Any]]:
-    """Per scope: the bytes its blocks (archived ones too, with their text) and their
-    embedding windows take in the tables, and when that was measured (ISO 8601). Indexes and
-    the database's own overhead are not in it."""
-    now = time.monotonic()
-    stale = [i for i in scope_ids if i not in _storage or now - _storage[i][0] > STORAGE_TTL]
-    if stale:
-        measured_at = timezone.now().isoformat()
+def measure_storage(scope_ids: list[int] | None = None) -> int:
+    """Measure what each scope's blocks (archived ones too) and their embedding windows take
+    in the tables, compressed as stored; one statement per scope, so no long transaction.
+    Returns how many scopes were measured."""
+    ids = scope_ids if scope_ids is not None else list(Scope.objects.values_list("id", flat=True))
+    for scope_id in ids:
         with connection.cursor() as cur:
-            cur.execute(_STORAGE_SQL, [stale])
-            for scope_id, blocks, chunks in cur.fetchall():
-                measure = {
-                    "bytes": int(blocks) + int(chunks),
-                    "blocks_bytes": int(blocks),
-                    "vectors_bytes": int(chunks),
-                    "measured_at": measured_at,
-                }
-                _storage[scope_id] = (now, measure)
-    return {names[i]: _storage[i][1] for i in scope_ids if i in names and i in _storage}
+            cur.execute(_STORAGE_SQL, {"id": scope_id})
+            blocks, vectors = cur.fetchone()
+        Scope.objects.filter(pk=scope_id).update(
+            storage_blocks_bytes=blocks, storage_vectors_bytes=vectors, storage_at=timezone.now()
+        )
+    return len(ids)
+
+
+def storage_per_scope(scope_ids: list[int]) -> dict[str, dict[str, Any]]:
+    """The last measure of each scope (absent until the first one, within the hour)."""
+    rows = Scope.objects.filter(id__in=scope_ids, storage_at__isnull=False).values_list(
+        "name", "storage_blocks_bytes", "storage_vectors_bytes", "storage_at"
+    )
+    return {
+        name: {
+            "bytes": int(blocks or 0) + int(vectors or 0),
+            "blocks_bytes": int(blocks or 0),
+            "vectors_bytes": int(vectors or 0),
+            "measured_at": at.isoformat(),
+        }
+        for name, blocks, vectors, at in rows
+    }
 
 
 CHAIN_MAX = 20  # blocks each way: a chain longer than this is an anomaly, not a history

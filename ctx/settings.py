@@ -163,6 +163,7 @@ CELERY_TASK_ROUTES = {"ingest.run_import": {"queue": "ingest"}}
 CELERY_BEAT_SCHEDULE = {
     "embedding-backfill": {"task": "retrieval.backfill", "schedule": 60.0},
     "term-stats": {"task": "retrieval.term_stats", "schedule": 300.0},
+    "storage": {"task": "ctx.measure_storage", "schedule": 3600.0},  # each scope's size
     # dream/: fans out cycle tasks, backfills dream state, rebuilds overdue digests
     "dream-feed": {"task": "dream.feed", "schedule": CTX["CTX_DREAM_FEED_SECONDS"]},
     # profiles/: signals whose processing task was lost (a broker outage) are processed late

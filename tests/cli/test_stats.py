@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import re
 
+from ctx.tasks import measure_storage
 from tests.cli.conftest import Cli
 from tests.conftest import Cast
 
@@ -19,6 +20,7 @@ def test_it_counts_blocks_by_scope_and_type(cli: Cli, live_cast: Cast) -> None:
 
 def test_it_draws_a_panel_on_a_terminal(cli: Cli, live_cast: Cast) -> None:
     live_cast.owner.store(title="a")
+    measure_storage()  # the hourly task
     run = cli.tty("stats")
     assert run.returncode == 0 and "blocks" in run.stdout and "acme:main=1" in run.stdout
     # The Dream backlog and each scope's size, in words.
