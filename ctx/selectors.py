@@ -287,6 +287,7 @@ def storage_per_scope(scope_ids: list[int]) -> dict[str, dict[str, Any]]:
             "measured_at": at.isoformat(),
         }
         for name, blocks, vectors, at in rows
+        if at is not None  # filtered above; for the type checker
     }
 
 
