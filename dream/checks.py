@@ -8,6 +8,8 @@ from django.conf import settings
 from django.core.checks import Error, register
 
 from ctx import knobs
+from ctx.config import KNOBS
+from retrieval.llm import config_problems
 
 
 @register()
@@ -41,4 +43,24 @@ def check_dream_budget(app_configs: Any, **kwargs: Any) -> list[Error]:
             f"({limit} s).",
             id="ctx.E031",
         )
+    ]
+
+
+@register()
+def check_dream_llm(app_configs: Any, **kwargs: Any) -> list[Error]:
+    """ctx.E033: Dream's own LLM settings, with what they inherit, must describe a usable
+    LLM (a provider without a model would stop every cycle at its first call)."""
+    from dream.engines import LLM, inherit  # the engines import the LLM stack
+
+    values = {k.name: knobs.configured(k.name) for k in KNOBS}
+    merged, set_here = inherit(values, *LLM)
+    if not set_here:
+        return []  # inherited whole: the main LLM's own check covers it
+    return [
+        Error(
+            problem.replace("CTX_LLM_", "CTX_DREAM_LLM_ (or CTX_LLM_) "),
+            hint="Set the missing CTX_DREAM_LLM_* setting, or leave Dream's LLM settings unset.",
+            id="ctx.E033",
+        )
+        for problem in config_problems(merged)
     ]

@@ -29,13 +29,13 @@ from django.utils import timezone
 from ctx.errors import SensitivityBlocked
 from ctx.models import Block
 from ctx.sensitivity import highest
-from dream import backoff, claims, links, selection
+from dream import backoff, claims, engines, links, selection
 from dream.candidates import Candidate, find_many, title_threshold
 from dream.claims import Claim
 from dream.link_typing import Proposal, llm_type, rules_type
 from dream.replace import CycleCounts, CyclePlan, Existing, Net, rejudged, replay
 from dream.services import mode_get
-from retrieval.llm import LLMError, get_llm
+from retrieval.llm import LLMError
 
 log = logging.getLogger("ctx.dream")
 trace = logging.getLogger("ctx.dream.claims")  # claim/release timestamps (debug level)
@@ -77,7 +77,7 @@ def _pause(seconds: float) -> None:
 
 def _type(claim: Claim, cands: list[Candidate], mode: str, result: CycleResult) -> list[Proposal]:
     cfg = _cfg()
-    llm = get_llm()
+    llm = engines.llm()
     throttle = cfg["CTX_DREAM_THROTTLE_SECONDS"] if mode == "throttled" else 0.0
     if throttle:  # without an LLM the pause stands where the model call would be
         _pause(throttle)
@@ -368,7 +368,7 @@ def _loop(
 ) -> None:
     cfg = _cfg()
     while summary.cycles < max_cycles and time.monotonic() - started < budget:
-        size = 1 if get_llm() is not None else cfg["CTX_DREAM_CLAIM_SIZE"]
+        size = 1 if engines.llm() is not None else cfg["CTX_DREAM_CLAIM_SIZE"]
         mode, batch = claims.claim_batch(
             worker=worker,
             now=clock(),

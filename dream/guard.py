@@ -36,11 +36,11 @@ from ctx.models import Block
 from ctx.principal import Principal
 from ctx.selectors import get_scoped_for
 from ctx.services import content_hash
+from dream import engines
 from dream.distinct import Difference, compare
 from dream.models import GuardFlag
 from dream.services import states_ensure
 from retrieval.chunking import windows
-from retrieval.embeddings import embed_texts
 
 log = logging.getLogger("ctx.dream.guard")
 
@@ -127,7 +127,7 @@ def store_hints(principal: Principal, block: Block) -> dict[str, Any]:
         try:
             texts = windows(block.title, block.content)[:HINT_WINDOWS]
             # Above the embedder's trust this raises SensitivityBlocked: no hint, nothing sent.
-            vector = _mean(embed_texts(texts, kind="probe", level=block.sensitivity))
+            vector = _mean(engines.embed_texts(texts, kind="probe", level=block.sensitivity))
             found = _closest(block, vector)
         except Exception:  # fail open: a hint is advice, the write has committed
             log.warning("guard hint skipped: embedding failed", exc_info=True)

@@ -239,4 +239,52 @@ KNOBS: tuple[Knob, ...] = (
         live=True,
         tenant=True,
     ),
+    # Dream's own models (dream/engines.py); each, unset, inherits the main setting.
+    knob(
+        "CTX_DREAM_LLM_PROVIDER",
+        "str",
+        "",
+        "Dream's LLM for link typing (a larger, slower one may do); unset = CTX_LLM_PROVIDER.",
+        parse=choice("", "none", "openai", "ollama", "anthropic"),
+    ),
+    knob("CTX_DREAM_LLM_MODEL", "str", "", "Dream's LLM model; unset = CTX_LLM_MODEL."),
+    knob("CTX_DREAM_LLM_BASE_URL", "url", "", "Dream's LLM endpoint; unset = CTX_LLM_BASE_URL."),
+    knob(
+        "CTX_DREAM_LLM_API_KEY",
+        "str",
+        "",
+        "Dream's LLM API key; unset = CTX_LLM_API_KEY.",
+        secret=True,
+    ),
+    knob(
+        "CTX_DREAM_LLM_TIMEOUT",
+        "float",
+        0.0,
+        "Seconds a Dream LLM call may take; 0 = CTX_LLM_TIMEOUT.",
+        bounds=(0, 3600),
+    ),
+    knob(
+        "CTX_DREAM_EMBED_PROVIDER",
+        "str",
+        "",
+        "Dream's embedding sidecar (the same model as the main embedder, served elsewhere: "
+        "ollama or openai); unset = the main embedder.",
+        parse=choice("", "ollama", "openai"),
+    ),
+    knob("CTX_DREAM_EMBED_MODEL", "str", "", "The sidecar's model name; unset = CTX_EMBED_MODEL."),
+    knob("CTX_DREAM_EMBED_BASE_URL", "url", "", "The sidecar's endpoint."),
+    knob(
+        "CTX_DREAM_EMBED_API_KEY",
+        "str",
+        "",
+        "The sidecar's API key; unset = CTX_EMBED_API_KEY.",
+        secret=True,
+    ),
+    knob(
+        "CTX_DREAM_EMBED_TIMEOUT",
+        "float",
+        0.0,
+        "Seconds a sidecar call may take; 0 = CTX_EMBED_TIMEOUT.",
+        bounds=(0, 600),
+    ),
 )

@@ -13,7 +13,7 @@ from ctx.ops.inputs import ChoiceParam, FloatParam, Input, IntParam, OneOf, Scop
 from ctx.permissions import require_server_admin
 from ctx.principal import Principal
 from ctx.services import block_update, writable_scope
-from dream import digest, graph, guard, presenters, services
+from dream import digest, engines, graph, guard, presenters, services
 from dream import selectors as dream_selectors
 from dream.models import GuardFlag, GuardStatus, LinkClass
 
@@ -66,6 +66,7 @@ def stats(p: Principal, data: ScopesParam) -> dict[str, Any]:
         "mode": services.mode_get(),
         "queue": dream_selectors.queue_stats(scope_ids, now=timezone.now()),
         "links": dream_selectors.link_counts(scope_ids),
+        "engines": engines.describe(),
     }
 
 

@@ -168,13 +168,21 @@ def warm() -> None:
         provider.embed(["warm-up"], kind="passage")
 
 
-def embed_texts(texts: Sequence[str], *, kind: EmbedKind, level: str) -> list[list[float]]:
+def embed_texts(
+    texts: Sequence[str],
+    *,
+    kind: EmbedKind,
+    level: str,
+    provider: EmbeddingProvider | None = None,
+) -> list[list[float]]:
     """The one door to the embedder: texts above its trust are never sent (SensitivityBlocked).
 
     `level` is what the caller knows (the blocks' stored sensitivity); the detector runs on
     the texts as well, so a caller that under-declares still cannot leak a detected secret.
+    `provider`: another endpoint of the same model (Dream's sidecar, dream.engines); default
+    the configured one.
     """
-    provider = get_embedder()
+    provider = provider or get_embedder()
     kind_name = provider.name.split(":", 1)[0]  # local | e5 | ollama | openai
     ensure_trusted("embed", highest(level, detect_all(texts).level), kind_name)
     if kind != "query":  # a passage or a probe may take long: no connection held meanwhile

@@ -8,6 +8,7 @@ comparable with the local provider's.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -121,6 +122,19 @@ REMOTE_PROVIDERS: dict[str, type[RemoteEmbeddings]] = {
     "ollama": OllamaEmbeddings,
     "openai": OpenAIEmbeddings,
 }
+
+
+@functools.lru_cache(maxsize=4)
+def remote_embedder(
+    provider: str, model: str, dim: int, base_url: str, api_key: str, timeout: float
+) -> RemoteEmbeddings:
+    """A remote provider built from explicit values (one per configuration and process)."""
+    if provider not in REMOTE_PROVIDERS:
+        raise ImproperlyConfigured(f"{provider!r} is not a remote embedding provider")
+    if not model:
+        raise ImproperlyConfigured(f"an embedding model is required with provider {provider}")
+    cls = REMOTE_PROVIDERS[provider]
+    return cls(model=model, dim=dim, base_url=base_url, api_key=api_key, timeout=timeout)
 
 
 def remote_embedder_from_settings() -> RemoteEmbeddings:

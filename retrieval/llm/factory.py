@@ -107,7 +107,13 @@ def _needs_key(ep: Endpoint) -> bool:
 def get_llm() -> LLMProvider | None:
     """The configured LLM, or None when there is none (features then run deterministically).
     Built once per process and configuration; raises ImproperlyConfigured on bad settings."""
-    return _build(*endpoints(knobs.values()))  # live: timeout and keys (sealed secrets)
+    return llm_from(knobs.values())  # live: timeout and keys (sealed secrets)
+
+
+def llm_from(values: Mapping[str, Any]) -> LLMProvider | None:
+    """The LLM the CTX_LLM_* entries of `values` describe (another feature's own settings
+    mapped onto those names: dream.engines)."""
+    return _build(*endpoints(values))
 
 
 @functools.lru_cache(maxsize=8)
