@@ -291,6 +291,9 @@ def _live_only(it: _Item, live: dict[str, int]) -> CyclePlan:
 def _apply(net: Net, now: datetime) -> None:
     cfg = _cfg()
     minimum = cfg["CTX_DREAM_SUPERSEDE_MIN"]
+    # Each block whose link set this write changes (a link created or removed, not just
+    # refreshed) keeps the set it had: POST /api/dream/revert puts it back.
+    links.keep_sets([b for b, c in net.counts.items() if c.created or c.removed], now=now)
     links.upsert(net.upserts, now=now)
     links.delete(net.deletes)
     links.supersede([p for p, _ in net.upserts.values()], minimum=minimum)

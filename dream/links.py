@@ -198,3 +198,60 @@ def update_quality(ids: Iterable[str], *, canonical_support: int) -> None:
             _QUALITY,
             {"ids": sorted(set(ids)), "min": LINK_MIN_SUPPORT, "canon": canonical_support},
         )
+
+
+# --- kept link sets (revert) ---------------------------------------------------------------------
+
+KEEP_SETS = 5  # replaced link sets kept per block: the newest few are what anyone reverts
+
+_REPLACEABLE = """
+SELECT b.id::text, b.scope_id, coalesce(jsonb_agg(jsonb_build_object(
+    'source', l.source_id::text, 'target', l.target_id::text, 'link_class', l.link_class,
+    'confidence', l.confidence, 'raw', l.raw_confidence, 'evidence', l.evidence,
+    'found_by', l.found_by_id::text)) FILTER (WHERE l.id IS NOT NULL), '[]'::jsonb)
+FROM ctx_block b
+LEFT JOIN dream_link l ON (l.source_id = b.id OR l.target_id = b.id)
+    AND l.origin = 'dream' AND NOT l.pinned
+WHERE b.id = ANY(%(ids)s::uuid[])
+GROUP BY b.id, b.scope_id
+"""
+_PRUNE = """
+DELETE FROM dream_linkset s WHERE s.block_id = ANY(%(ids)s::uuid[]) AND s.id NOT IN (
+    SELECT k.id FROM dream_linkset k WHERE k.block_id = s.block_id
+    ORDER BY k.replaced_at DESC, k.id DESC LIMIT %(keep)s)
+"""
+
+
+def keep_sets(block_ids: Iterable[str], *, now: datetime) -> int:
+    """Before a write replaces these blocks' links: keep each one's replaceable links as they
+    are now (inside the write's transaction, after the blocks were locked)."""
+    ids = sorted(set(block_ids))
+    if not ids:
+        return 0
+    with connection.cursor() as cur:
+        cur.execute(_REPLACEABLE, {"ids": ids})
+        rows = cur.fetchall()
+        cur.executemany(
+            """INSERT INTO dream_linkset (block_id, scope_id, links, replaced_at, reverted_by)
+               VALUES (%s::uuid, %s, %s::jsonb, %s, '')""",
+            # Django's psycopg setup reads jsonb as its text: passed on as it came.
+            [(block, scope, _json_text(kept), now) for block, scope, kept in rows],
+        )
+        cur.execute(_PRUNE, {"ids": ids, "keep": KEEP_SETS})
+    return len(rows)
+
+
+def replaceable_keys(block_id: str) -> list[Key]:
+    """The keys of the block's dream links a cycle may replace (unpinned, origin dream)."""
+    with connection.cursor() as cur:
+        cur.execute(
+            """SELECT source_id::text, target_id::text, link_class FROM dream_link
+               WHERE (source_id = %(b)s OR target_id = %(b)s) AND origin = 'dream'
+                 AND NOT pinned""",
+            {"b": block_id},
+        )
+        return [(r[0], r[1], r[2]) for r in cur.fetchall()]
+
+
+def _json_text(value: object) -> str:
+    return value if isinstance(value, str) else json.dumps(value)

@@ -83,6 +83,28 @@ class Link(models.Model):
         return f"{self.source_id} -{self.link_class}-> {self.target_id}"
 
 
+class LinkSet(models.Model):
+    """A block's replaceable links (dream's, unpinned) as they were before a cycle replaced
+    them; `POST /api/dream/revert` puts the newest back. The row is the audit: who reverted
+    it and when. A few are kept per block (dream.links.KEEP_SETS)."""
+
+    block = models.ForeignKey(Block, on_delete=models.CASCADE, related_name="+")
+    scope = models.ForeignKey(Scope, on_delete=models.CASCADE, related_name="+")
+    # [{source, target, link_class, confidence, raw, evidence, found_by}, ...]
+    links = models.JSONField(default=list)
+    replaced_at = models.DateTimeField()
+    reverted_at = models.DateTimeField(null=True, blank=True)
+    reverted_by = models.CharField(max_length=32, blank=True)  # an ApiKey prefix
+
+    objects = ScopedQuerySet.as_manager()
+
+    class Meta:
+        indexes = [models.Index(fields=["block", "-replaced_at"], name="linkset_block_recent")]
+
+    def __str__(self) -> str:
+        return f"{self.block_id} before {self.replaced_at:%Y-%m-%d %H:%M}"
+
+
 class DreamState(models.Model):
     """One block's dream bookkeeping: claim, schedule and back-off level.
 

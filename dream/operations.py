@@ -99,6 +99,14 @@ def link_resolve(p: Principal, data: LinkResolveInput) -> dict[str, Any]:
     return services.link_resolve(principal=p, link_id=data.link, action=data.action)
 
 
+class RevertInput(Input):
+    block: Annotated[str, Text(64, description="The block whose replaced link set comes back.")]
+
+
+def links_revert(p: Principal, data: RevertInput) -> dict[str, Any]:
+    return services.links_revert(principal=p, block_id=data.block, now=timezone.now())
+
+
 class LinkCreateInput(Input):
     source: Annotated[str, Text(64, description="The block the link starts at.")]
     target: Annotated[str, Text(64, description="The block it points to.")]

@@ -6,20 +6,20 @@ from __future__ import annotations
 import logging
 import uuid
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import connection, transaction
 from django.utils import timezone
 
 from ctx import knobs
-from ctx.errors import ValidationFailed
+from ctx.errors import NotFound, ValidationFailed
 from ctx.models import Block
 from ctx.principal import Principal
 from ctx.selectors import get_block_for
 from dream import links
 from dream.link_typing import Proposal
-from dream.models import SYMMETRIC, DreamMode, Link, LinkClass, LinkOrigin
+from dream.models import SYMMETRIC, DreamMode, DreamState, Link, LinkClass, LinkOrigin, LinkSet
 from dream.selectors import get_link_for
 
 log = logging.getLogger("ctx.dream")
@@ -144,6 +144,71 @@ def link_resolve(*, principal: Principal, link_id: Any, action: str) -> dict[str
         canonical_support=knobs.value("CTX_DREAM_CANONICAL_SUPPORT"),
     )
     return {"action": "deleted", "id": link_id, "restored": restored}
+
+
+@transaction.atomic
+def links_revert(*, principal: Principal, block_id: Any, now: datetime) -> dict[str, Any]:
+    """Put back the block's dream links as they were before the last cycle that changed them.
+
+    Only replaceable links change (dream's, unpinned): links a person made or pinned stay.
+    A kept link whose other end was archived or moved since is left out. The block then rests
+    for Dream's longest cooldown, so the next cycle does not redo at once what was undone.
+    The kept set records who reverted it and when (the audit)."""
+    block = get_block_for(principal, block_id, write=True)
+    kept = (
+        LinkSet.objects.select_for_update()
+        .filter(block=block, reverted_at__isnull=True)
+        .order_by("-replaced_at", "-id")
+        .first()
+    )
+    if kept is None:
+        raise NotFound("No link set of this block was replaced by Dream since its last revert.")
+    wanted = {(r["source"], r["target"], r["link_class"]): r for r in kept.links}
+    current = links.replaceable_keys(str(block.pk))
+    live = links.lock_blocks([str(block.pk), *(e for k in [*wanted, *current] for e in k[:2])])
+    wanted = {k: r for k, r in wanted.items() if live.get(k[0]) == live.get(k[1]) == block.scope_id}
+    removed = links.delete(set(current) - set(wanted))
+    minimum = knobs.value("CTX_DREAM_SUPERSEDE_MIN")
+    restored = links.restore(
+        [t for _, t, c in removed if c == LinkClass.SUPERSEDES], minimum=minimum
+    )
+    rows = {k: (_proposal(r), r.get("found_by") or str(block.pk)) for k, r in wanted.items()}
+    links.upsert(rows, now=now)
+    links.supersede([p for p, _ in rows.values()], minimum=minimum)
+    touched = {str(block.pk), *(e for k in [*removed, *wanted] for e in k[:2])}
+    links.update_quality(touched, canonical_support=knobs.value("CTX_DREAM_CANONICAL_SUPPORT"))
+    rest = now + timedelta(days=float(knobs.value("CTX_DREAM_BACKOFF_CAP_DAYS")))
+    DreamState.objects.filter(block=block).update(next_at=rest)
+    kept.reverted_at, kept.reverted_by = now, principal.key.prefix
+    kept.save(update_fields=["reverted_at", "reverted_by"])
+    log.info(
+        "dream: links of %s reverted to the set before %s by %s (%d back, %d removed)",
+        block.pk,
+        kept.replaced_at.isoformat(),
+        principal.key.prefix,
+        len(wanted),
+        len(removed),
+    )
+    return {
+        "action": "reverted",
+        "block": str(block.pk),
+        "replaced_at": kept.replaced_at.isoformat(),
+        "links": len(wanted),
+        "removed": len(removed),
+        "restored": restored,
+        "rests_until": rest.isoformat(),
+    }
+
+
+def _proposal(row: dict[str, Any]) -> Proposal:
+    return Proposal(
+        row["source"],
+        row["target"],
+        row["link_class"],
+        float(row["raw"]),
+        float(row["confidence"]),
+        row.get("evidence") or {},
+    )
 
 
 # --- eligibility ---------------------------------------------------------------------------------

@@ -305,6 +305,8 @@ def _dream_commands(sub: Subparsers) -> None:
     resolve = _add(dream, "resolve", "dream:dream_resolve", "confirm (pin) or delete a link")
     resolve.add_argument("link", help="link id")
     resolve.add_argument("action", choices=("confirm", "delete"))
+    revert = _add(dream, "revert", "dream:dream_revert", "put back the links a cycle replaced")
+    revert.add_argument("block", help="block id")
     for name, text in (("enable", "on"), ("disable", "off"), ("throttle", "throttled")):
         _add(dream, name, "dream:dream_mode", f"set the mode to {text} (server admins)")
     guard = _group(sub, "guard", "near-duplicates found by the background guard")

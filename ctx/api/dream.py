@@ -11,6 +11,7 @@ mode = endpoint(
 stats = endpoint(get=Op(ops.stats, ops.ScopesParam, bucket=READ))
 review = endpoint(get=Op(ops.review, ops.ReviewInput, bucket=READ))
 resolve = endpoint(post=Op(ops.link_resolve, ops.LinkResolveInput))
+revert = endpoint(post=Op(ops.links_revert, ops.RevertInput))
 guard = endpoint(get=Op(ops.flags_list, ops.FlagsInput, bucket=READ))
 guard_stats = endpoint(get=Op(ops.flags_stats, ops.ScopesParam, bucket=READ))
 guard_resolve = endpoint(post=Op(ops.flag_resolve, ops.FlagResolveInput))

@@ -50,6 +50,7 @@ urlpatterns = [
     path("api/dream/stats", dream.stats),
     path("api/dream/review", dream.review),
     path("api/dream/resolve", dream.resolve),
+    path("api/dream/revert", dream.revert),
     path("api/guard", dream.guard),
     path("api/guard/stats", dream.guard_stats),
     path("api/guard/resolve", dream.guard_resolve),

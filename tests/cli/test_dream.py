@@ -88,3 +88,19 @@ def test_it_shows_the_servers_refusal_to_a_tenant_owner(cli: Cli, live_cast: Cas
 )
 def test_it_exits_2_on_bad_arguments(offline_cli: Cli, args: Any) -> None:
     assert offline_cli(*args).returncode == 2
+
+
+def test_it_reverts_the_links_a_cycle_replaced(cli: Cli, live_cast: Cast) -> None:
+    from django.utils import timezone
+
+    from dream import links as dream_links
+
+    link = _weak_dream_link(live_cast)
+    dream_links.keep_sets([str(link.source_id)], now=timezone.now())  # as a cycle would
+    link.delete()  # what that cycle then replaced
+    run = cli.tty("dream", "revert", str(link.source_id))
+    assert run.returncode == 0, run.stderr
+    assert "1 restored, 0 removed" in run.stdout
+    assert Link.objects.filter(origin=LinkOrigin.DREAM).count() == 1
+    again = cli("dream", "revert", str(link.source_id))
+    assert again.returncode == 1 and "(not_found)" in again.stderr

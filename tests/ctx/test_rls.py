@@ -17,7 +17,15 @@ from django.db import DatabaseError, connection, transaction
 
 from ctx import selectors
 from ctx.models import Block, BlockVersion, Scope
-from dream.models import DigestState, DreamState, GuardFlag, Link, LinkClass, LinkOrigin
+from dream.models import (
+    DigestState,
+    DreamState,
+    GuardFlag,
+    Link,
+    LinkClass,
+    LinkOrigin,
+    LinkSet,
+)
 from ingest.models import ImportJob, Message, Session, Source, Window
 from retrieval.models import BlockChunk, TemporalAnchor, TermStat
 from rls import context as rls
@@ -35,6 +43,7 @@ POLICED = [
     "dream_dreamstate",
     "dream_guardflag",
     "dream_digeststate",
+    "dream_linkset",
     "secrets_secret",
     "ingest_source",
     "ingest_session",
@@ -95,6 +104,7 @@ def _tenant_rows(scope: Scope, tag: str) -> None:
     DreamState.objects.create(block=a, tenant_id=scope.tenant_id, scope=scope)
     GuardFlag.objects.create(block=a, twin=b, scope=scope, similarity=0.99, kind="similar")
     DigestState.objects.create(scope=scope)
+    LinkSet.objects.create(block=a, scope=scope, links=[], replaced_at=a.updated_at)
     Secret.objects.create(
         scope=scope, name=f"{tag}-token", ciphertext=b"c", nonce=b"n" * 12, key_version="k1"
     )

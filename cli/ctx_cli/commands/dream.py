@@ -84,6 +84,19 @@ def dream_resolve(args: argparse.Namespace, app: App) -> int:
     return 0
 
 
+def dream_revert(args: argparse.Namespace, app: App) -> int:
+    payload = app.client().post("/api/dream/revert", {"block": args.block})
+    app.out.emit(
+        payload,
+        lambda c, p: c.print(
+            f"links of {p['block']} back as before {p['replaced_at'][:16]}: "
+            f"{p['links']} restored, {p['removed']} removed; Dream leaves it until "
+            f"{p['rests_until'][:10]}"
+        ),
+    )
+    return 0
+
+
 def dream_mode(args: argparse.Namespace, app: App) -> int:
     """enable / disable / throttle: one switch for every tenant (server admins only)."""
     payload = app.client().post("/api/dream/mode", {"mode": MODES[args.dream_command]})
