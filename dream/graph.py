@@ -1,6 +1,7 @@
-"""The link graph at read time: the ego graph of a block, and graph expansion as a query stage.
+"""The link graph at read time: graph expansion as a query stage (the ego graph of a block is
+`dream.ego`).
 
-Both only follow links whose ends are live blocks in scopes the caller can read (links never
+It only follows links whose ends are live blocks in scopes the caller can read (links never
 cross scopes, and the scope filter is applied to every hop again).
 """
 
@@ -15,134 +16,9 @@ from django.db import connection
 
 from ctx import knobs
 from ctx.models import Block
-from ctx.principal import Principal
-from ctx.selectors import get_block_for
 from retrieval.search import Hit, attach_blocks
 from retrieval.sql import Filters
 from retrieval.stages import QueryContext, Stage
-
-MAX_HOPS = 3
-MAX_NODES = 500
-EDGE_FACTOR = 3  # edges returned: at most this x the node budget
-
-_HOP = """
-SELECT l.id, l.source_id::text, l.target_id::text, l.link_class, l.confidence, l.pinned,
-       l.origin
-FROM dream_link l
-JOIN ctx_block s ON s.id = l.source_id AND NOT s.archived
-JOIN ctx_block t ON t.id = l.target_id AND NOT t.archived
-WHERE (l.source_id = ANY(%(f)s::uuid[]) OR l.target_id = ANY(%(f)s::uuid[]))
-  AND l.scope_id = ANY(%(scopes)s) AND l.confidence >= %(min)s
-  AND (%(cls)s::text IS NULL OR l.link_class = %(cls)s::text)
-ORDER BY l.confidence DESC, l.id
-LIMIT %(cap)s
-"""
-
-_NODES = """
-SELECT b.id::text, b.title, b.category, s.name, b.type, b.lifecycle, b.quality
-FROM ctx_block b JOIN ctx_scope s ON s.id = b.scope_id
-WHERE b.id = ANY(%(ids)s::uuid[])
-"""
-
-
-@dataclass(frozen=True)
-class EgoParams:
-    block: str
-    hops: int = 1
-    limit: int = 50
-    min_confidence: float = 0.0
-    link_class: str | None = None
-
-
-def ego_graph(principal: Principal, params: EgoParams) -> dict[str, Any]:
-    """Nodes (no content) within `hops` of the block, at most `limit`, closest and most
-    confident first, and the edges among them. Missing and unreadable blocks are one 404."""
-    root = get_block_for(principal, params.block)
-    scopes = sorted(principal.read_scope_ids)
-    hops = {str(root.pk): 0}
-    edges: dict[int, dict[str, Any]] = {}
-    frontier = [str(root.pk)]
-    for hop in range(1, params.hops + 1):
-        # A full node budget still walks the next hop: it adds no node, but the links among
-        # the nodes already in (a neighbour's link to another neighbour) come with it.
-        if not frontier:
-            break
-        rows = _hop_rows(frontier, scopes, params)
-        frontier = []
-        for row in rows:
-            _take(row, hop, hops, frontier, edges, params.limit)
-    kept = [e for e in edges.values() if e["source"] in hops and e["target"] in hops]
-    budget = params.limit * EDGE_FACTOR
-    truncated = len(hops) >= params.limit or len(kept) > budget
-    return {
-        "root": str(root.pk),
-        "nodes": _nodes(hops),
-        "edges": kept[:budget],
-        "truncated": truncated,
-    }
-
-
-def _hop_rows(frontier: list[str], scopes: list[int], params: EgoParams) -> list[tuple[Any, ...]]:
-    with connection.cursor() as cur:
-        cur.execute(
-            _HOP,
-            {
-                "f": frontier,
-                "scopes": scopes,
-                "min": params.min_confidence,
-                "cls": params.link_class,
-                "cap": params.limit * EDGE_FACTOR * 4,
-            },
-        )
-        return cur.fetchall()
-
-
-def _take(
-    row: tuple[Any, ...],
-    hop: int,
-    hops: dict[str, int],
-    frontier: list[str],
-    edges: dict[int, dict[str, Any]],
-    limit: int,
-) -> None:
-    link_id, src, dst, cls, conf, pinned, origin = row
-    for end in (src, dst):
-        if end not in hops and len(hops) < limit:
-            hops[end] = hop
-            frontier.append(end)
-    edges.setdefault(
-        link_id,
-        {
-            "id": link_id,
-            "source": src,
-            "target": dst,
-            "link_class": cls,
-            "confidence": round(conf, 4),
-            "pinned": pinned,
-            "origin": origin,
-        },
-    )
-
-
-def _nodes(hops: dict[str, int]) -> list[dict[str, Any]]:
-    with connection.cursor() as cur:
-        cur.execute(_NODES, {"ids": list(hops)})
-        rows = cur.fetchall()
-    nodes = [
-        {
-            "id": r[0],
-            "title": r[1],
-            "category": r[2],
-            "scope": r[3],
-            "type": r[4],
-            "lifecycle": r[5],
-            "quality": round(r[6], 3),
-            "hop": hops[r[0]],
-        }
-        for r in rows
-    ]
-    return sorted(nodes, key=lambda n: (n["hop"], n["title"], n["id"]))
-
 
 # --- graph expansion ----------------------------------------------------------------------------
 

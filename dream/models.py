@@ -75,6 +75,10 @@ class Link(models.Model):
         indexes = [
             # The ego graph and graph expansion walk both directions from a set of blocks.
             models.Index(fields=["target", "link_class"], name="link_target_class"),
+            # The ego graph's legs: a node's links in both directions, strongest raw
+            # confidence first, so a hub's leg stops after its per-node cap (dream/ego.py).
+            models.Index(fields=["source", "-raw_confidence", "id"], name="link_source_raw"),
+            models.Index(fields=["target", "-raw_confidence", "id"], name="link_target_raw"),
             models.Index(fields=["found_by"], name="link_found_by"),
             models.Index(fields=["scope", "pinned", "origin"], name="link_scope_review"),
         ]

@@ -6,19 +6,31 @@ from typing import Annotated, Any
 
 from django.db import transaction
 from django.utils import timezone
+from pydantic import BeforeValidator, Field
 
 from ctx import knobs, selectors
 from ctx.errors import ValidationFailed
-from ctx.ops.inputs import ChoiceParam, FloatParam, Input, IntParam, OneOf, ScopeList, Text
+from ctx.ops.inputs import (
+    ChoiceParam,
+    FloatParam,
+    Input,
+    IntParam,
+    OneOf,
+    ScopeList,
+    Text,
+    When,
+)
 from ctx.permissions import require_server_admin
 from ctx.principal import Principal
 from ctx.services import block_update, writable_scope
-from dream import digest, engines, graph, guard, presenters, services
+from ctx.validation import MAX_CATEGORY, string_list
+from dream import digest, ego, engines, guard, presenters, services
 from dream import selectors as dream_selectors
 from dream.models import GuardFlag, GuardStatus, LinkClass
 
 ScopeArg = Annotated[str | None, Text(100, required=False, description="One scope.")]
 Action = Annotated[str, Text(16, description="What to do.")]
+MAX_EGO_CATEGORIES = 50
 
 
 class ScopesParam(Input):
@@ -192,14 +204,58 @@ def digest_build(p: Principal, data: DigestInput) -> dict[str, Any]:
     return payload
 
 
+def _link_classes(data: dict[str, Any], name: str) -> list[str]:
+    values = string_list(data, name, max_items=len(LinkClass.values), max_len=16)
+    unknown = [c for c in values if c not in LinkClass.values]
+    if unknown:
+        raise ValidationFailed(
+            f"'{name}' must be one of {', '.join(LinkClass.values)}.", details={"field": name}
+        )
+    return values
+
+
+LinkClasses = Annotated[
+    list[Annotated[str, Field(json_schema_extra={"enum": list(LinkClass.values)})]],
+    Field(
+        max_length=len(LinkClass.values),
+        description="Only links of these classes (comma-separated in a query string).",
+    ),
+    BeforeValidator(lambda raw, info: _link_classes({"link_class": raw}, "link_class")),
+]
+Categories = Annotated[
+    list[Annotated[str, Field(max_length=MAX_CATEGORY)]],
+    Field(
+        max_length=MAX_EGO_CATEGORIES,
+        description="Only neighbours in these categories (comma-separated in a query string).",
+    ),
+    BeforeValidator(
+        lambda raw, info: string_list(
+            {"category": raw}, "category", max_items=MAX_EGO_CATEGORIES, max_len=MAX_CATEGORY
+        )
+    ),
+]
+
+
 class EgoInput(Input):
     # `id` as in /api/manage; `block` was the first name and stays accepted.
-    id: Annotated[str | None, Text(64, required=False, description="The centre block.")] = None
+    id: Annotated[str | None, Text(64, required=False, description="The focus block.")] = None
     block: Annotated[str | None, Text(64, required=False, description="Alias of `id`.")] = None
-    hops: Annotated[int | None, IntParam(1, graph.MAX_HOPS)] = None
-    limit: Annotated[int | None, IntParam(1, graph.MAX_NODES)] = None
-    min_confidence: Annotated[float | None, FloatParam(0.0, 1.0)] = None
-    link_class: Annotated[str | None, ChoiceParam(tuple(LinkClass.values))] = None
+    hops: Annotated[int | None, IntParam(1, ego.MAX_HOPS, "Link steps (default 1).")] = None
+    per_node_cap: Annotated[
+        int | None,
+        IntParam(1, ego.MAX_PER_NODE, "Links kept per expanded node, by raw confidence (25)."),
+    ] = None
+    limit: Annotated[int | None, IntParam(1, ego.MAX_NODES, "Most nodes (default 500).")] = None
+    edge_limit: Annotated[
+        int | None, IntParam(1, ego.MAX_EDGES, "Most edges, strongest first (default 2000).")
+    ] = None
+    min_confidence: Annotated[
+        float | None, FloatParam(0.0, 1.0, "Weakest link followed (0-1).")
+    ] = None
+    link_class: LinkClasses = []
+    category: Categories = []
+    created_after: When = None
+    created_before: When = None
 
 
 def _centre(data: EgoInput) -> str:
@@ -214,11 +270,22 @@ def _centre(data: EgoInput) -> str:
 
 
 def ego_graph(p: Principal, data: EgoInput) -> dict[str, Any]:
-    params = graph.EgoParams(
+    after, before = data.created_after, data.created_before
+    if after is not None and before is not None and after > before:
+        raise ValidationFailed(
+            "'created_before' must not be earlier than 'created_after'.",
+            details={"field": "created_before"},
+        )
+    params = ego.EgoParams(
         block=_centre(data),
         hops=data.hops or 1,
-        limit=data.limit or 50,
+        per_node_cap=data.per_node_cap or 25,
+        limit=data.limit or 500,
+        edge_limit=data.edge_limit or 2000,
         min_confidence=data.min_confidence or 0.0,
-        link_class=data.link_class,
+        link_classes=tuple(data.link_class),
+        categories=tuple(data.category),
+        created_after=after,
+        created_before=before,
     )
-    return graph.ego_graph(p, params)
+    return ego.ego_graph(p, params)

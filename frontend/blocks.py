@@ -25,15 +25,25 @@ def _get(principal: Principal, block_id: str) -> dict[str, Any]:
 
 
 def _links(principal: Principal, block_id: str) -> list[dict[str, Any]]:
-    """The block's direct links (the ego graph at one hop), each with the other end's title."""
-    graph = dream_ops.ego_graph(principal, dream_ops.EgoInput.parse({"id": block_id}))
-    titles = {n["id"]: n for n in graph["nodes"]}
+    """The block's direct links (the ego graph at one hop, up to 100 of them, strongest raw
+    confidence first), each with the other end's title."""
+    data = {"id": block_id, "per_node_cap": 100}
+    graph = dream_ops.ego_graph(principal, dream_ops.EgoInput.parse(data))
+    nodes = graph["nodes"]
     rows = []
-    for edge in graph["edges"]:
-        outgoing = edge["source"] == block_id
-        other = titles.get(edge["target"] if outgoing else edge["source"])
-        if other is not None:
-            rows.append({**edge, "outgoing": outgoing, "other": other})
+    for source, target, link_class, confidence, pinned, origin, _ in graph["edges"]:
+        outgoing = nodes[source]["id"] == block_id
+        other = nodes[target] if outgoing else nodes[source]
+        rows.append(
+            {
+                "link_class": link_class,
+                "confidence": confidence,
+                "pinned": pinned,
+                "origin": origin,
+                "outgoing": outgoing,
+                "other": other,
+            }
+        )
     return sorted(rows, key=lambda r: (r["link_class"], -r["confidence"]))
 
 

@@ -18,7 +18,7 @@ from frontend.pages import page, signed_in, writable_names
 
 def _params(request: HttpRequest, block_id: str) -> dict[str, Any]:
     data: dict[str, Any] = {"id": block_id, "limit": request.GET.get("limit") or "200"}
-    for name in ("hops", "min_confidence", "link_class"):
+    for name in ("hops", "min_confidence", "link_class", "per_node_cap", "category"):
         if request.GET.get(name):
             data[name] = request.GET[name]
     return data

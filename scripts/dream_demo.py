@@ -103,7 +103,10 @@ class Demo:
         found: dict[int, dict[str, Any]] = {}
         for block_id in self.ids:
             graph = self.call("GET", "/api/graph/ego", params={"block": block_id, "hops": 1})
-            for edge in graph["edges"]:
+            nodes, fields = graph["nodes"], graph["edge_fields"]
+            for row in graph["edges"]:  # node positions: the ids back in
+                edge = dict(zip(fields, row, strict=True))
+                edge["source"], edge["target"] = nodes[row[0]]["id"], nodes[row[1]]["id"]
                 found[edge["id"]] = edge
         return found
 

@@ -324,9 +324,18 @@ def _dream_commands(sub: Subparsers) -> None:
     graph = _add(sub, "graph", "dream:graph", "the links around a block (ego graph)")
     graph.add_argument("id", help="block id")
     graph.add_argument("--hops", type=bounded_int(1, 3), help="link steps (1-3, default 1)")
-    graph.add_argument("--limit", type=bounded_int(1, 500), help="most nodes (default 50)")
+    graph.add_argument("--limit", type=bounded_int(1, 5000), help="most nodes (default 500)")
+    graph.add_argument(
+        "--per-node-cap", type=bounded_int(1, 100), help="links kept per node (1-100, default 25)"
+    )
+    graph.add_argument(
+        "--edge-limit", type=bounded_int(1, 20000), help="most edges (1-20000, default 2000)"
+    )
     graph.add_argument("--min-confidence", type=unit_float, help="weakest link shown (0-1)")
-    graph.add_argument("--class", dest="link_class", help="only this link class")
+    graph.add_argument("--class", dest="link_class", help="only these link classes (a,b)")
+    graph.add_argument("--category", help="only neighbours in these categories (a,b)")
+    graph.add_argument("--created-after", help="only neighbours created at or after (ISO date)")
+    graph.add_argument("--created-before", help="only neighbours created before (ISO date)")
 
 
 def _secrets_commands(sub: Subparsers) -> None:

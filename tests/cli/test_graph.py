@@ -27,13 +27,20 @@ def test_it_prints_nodes_and_edges(cli: Cli, chain: dict[str, str]) -> None:
     assert len(body["edges"]) == 2 and body["truncated"] is False
     screen = cli.tty("graph", chain["root"], "--hops", "2").stdout
     assert "nodes" in screen and "edges" in screen and "causal" in screen and "0.60" in screen
+    assert "links" in screen
 
 
 def test_it_passes_the_filters(cli: Cli, chain: dict[str, str]) -> None:
     strong = cli("graph", chain["root"], "--hops", "2", "--min-confidence", "0.7").json()
     assert {n["title"] for n in strong["nodes"]} == {"root", "a"}
     factual = cli("graph", chain["a"], "--class", "causal").json()
-    assert [e["link_class"] for e in factual["edges"]] == ["causal"]
+    assert [e[2] for e in factual["edges"]] == ["causal"]
+    both = cli("graph", chain["a"], "--class", "causal,factual", "--per-node-cap", "1").json()
+    assert [e[2] for e in both["edges"]] == ["factual"]  # a's strongest link only
+    none = cli("graph", chain["root"], "--category", "nothing-here", "--edge-limit", "5").json()
+    assert [n["title"] for n in none["nodes"]] == ["root"]
+    later = cli("graph", chain["root"], "--created-after", "2999-01-01").json()
+    assert [n["title"] for n in later["nodes"]] == ["root"]
     capped = cli("graph", chain["root"], "--hops", "2", "--limit", "2").json()
     assert len(capped["nodes"]) == 2 and capped["truncated"] is True
 
@@ -54,6 +61,16 @@ def test_it_shows_the_servers_message_for_an_unknown_class(cli: Cli, chain: dict
     )
 
 
-@pytest.mark.parametrize("args", [("--hops", "4"), ("--min-confidence", "1.5"), ("--limit", "x")])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("--hops", "4"),
+        ("--min-confidence", "1.5"),
+        ("--limit", "x"),
+        ("--limit", "5001"),
+        ("--per-node-cap", "101"),
+        ("--edge-limit", "0"),
+    ],
+)
 def test_it_exits_2_on_bad_options(offline_cli: Cli, args: tuple[str, ...]) -> None:
     assert offline_cli("graph", "some-id", *args).returncode == 2

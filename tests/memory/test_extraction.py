@@ -50,7 +50,8 @@ def test_it_links_a_relation_with_its_evidence_and_the_graph_follows_it(
     status, graph = cast.owner.get("/api/graph/ego", block=fact["id"])
     assert status == 200
     assert {n["title"] for n in graph["nodes"]} >= {"Robert Smith"}
-    assert graph["edges"][0]["origin"] == "extraction"
+    origin = graph["edge_fields"].index("origin")
+    assert graph["edges"][0][origin] == "extraction"
     body = {"query": "Who is my manager?", "explain": True}
     status, answer = cast.owner.post("/api/query", body)
     graph_stage = answer["explain"]["graph"]

@@ -76,6 +76,9 @@ def test_it_serves_the_ego_graph_as_json(cast: Cast) -> None:
     data = json.loads(client.get(f"/graph/{s.plan}/data").content)
     assert data["root"] == s.plan
     assert {n["id"] for n in data["nodes"]} == {s.plan, s.notes}
+    assert [n["degree"] for n in data["nodes"]] == [1, 1]
+    (edge,) = data["edges"]  # node positions, then the class
+    assert {data["nodes"][i]["id"] for i in edge[:2]} == {s.plan, s.notes} and edge[2] == "topical"
     filtered = json.loads(client.get(f"/graph/{s.plan}/data", {"min_confidence": "0.5"}).content)
     assert [n["id"] for n in filtered["nodes"]] == [s.plan]
 

@@ -174,11 +174,10 @@ def digest(args: argparse.Namespace, app: App) -> int:
 
 
 def _render_graph(console: Any, payload: dict[str, Any]) -> None:
-    nodes = sorted(payload.get("nodes", []), key=lambda n: (n.get("hop", 0), n.get("title", "")))
-    short = {n["id"]: n.get("title") for n in nodes}
+    nodes = payload.get("nodes", [])
     table(
         console,
-        ["hop", "id", "title", "category", "type", "scope"],
+        ["hop", "id", "title", "category", "type", "scope", "links"],
         [
             (
                 n.get("hop"),
@@ -187,29 +186,36 @@ def _render_graph(console: Any, payload: dict[str, Any]) -> None:
                 n.get("category"),
                 n.get("type"),
                 n.get("scope"),
+                _degree(n.get("degree", 0)),
             )
             for n in nodes
         ],
         title="nodes",
     )
+    # An edge is [source, target, link_class, confidence, pinned, origin, id] (node positions).
     table(
         console,
         ["source", "class", "target", "conf", "pinned", "origin"],
         [
             (
-                short.get(e["source"], e["source"]),
-                e.get("link_class"),
-                short.get(e["target"], e["target"]),
-                f"{e.get('confidence', 0):.2f}",
-                "yes" if e.get("pinned") else "",
-                e.get("origin"),
+                nodes[e[0]].get("title"),
+                e[2],
+                nodes[e[1]].get("title"),
+                f"{e[3]:.2f}",
+                "yes" if e[4] else "",
+                e[5],
             )
             for e in payload.get("edges", [])
         ],
         title="edges",
     )
     if payload.get("truncated"):
-        console.print("(truncated: raise --limit to see more)")
+        console.print("(truncated: raise --limit or --edge-limit to see more)")
+
+
+def _degree(value: int) -> str:
+    """The server counts a block's links up to 201, meaning more than 200."""
+    return "200+" if value > 200 else str(value)
 
 
 def graph(args: argparse.Namespace, app: App) -> int:
@@ -219,6 +225,11 @@ def graph(args: argparse.Namespace, app: App) -> int:
         "limit": args.limit,
         "min_confidence": args.min_confidence,
         "link_class": args.link_class,
+        "per_node_cap": args.per_node_cap,
+        "edge_limit": args.edge_limit,
+        "category": args.category,
+        "created_after": args.created_after,
+        "created_before": args.created_before,
     }
     payload = app.client().get(with_query("/api/graph/ego", params))
     app.out.emit(payload, _render_graph)

@@ -10,18 +10,17 @@
   if (!box) { return; }
   var status = document.getElementById("graph-status");
 
+  // Nodes carry their visible degree (201 means "more than 200"); edges are tuples of
+  // node positions: [source, target, link_class, confidence, pinned, origin, id].
   function elements(data) {
-    var degree = {};
-    data.edges.forEach(function (e) {
-      degree[e.source] = (degree[e.source] || 0) + 1;
-      degree[e.target] = (degree[e.target] || 0) + 1;
-    });
     var nodes = data.nodes.map(function (n) {
-      return { data: { id: n.id, label: n.title, degree: degree[n.id] || 0, root: n.id === data.root } };
+      var shown = n.degree > 200 ? "200+" : String(n.degree);
+      return { data: { id: n.id, label: n.title, degree: Math.min(n.degree, 20),
+        degreeText: shown, root: n.id === data.root } };
     });
     var edges = data.edges.map(function (e) {
-      return { data: { id: "l" + e.id, source: e.source, target: e.target,
-        colour: COLOURS[e.link_class] || "#6b7280", confidence: e.confidence } };
+      return { data: { id: "l" + e[6], source: data.nodes[e[0]].id, target: data.nodes[e[1]].id,
+        colour: COLOURS[e[2]] || "#6b7280", confidence: e[3] } };
     });
     return nodes.concat(edges);
   }
@@ -38,7 +37,10 @@
     centre.href = "/graph/" + id + window.location.search;
     centre.textContent = "Centre the graph on it";
     centre.id = "graph-centre";
-    chosen.append(open, " \u00b7 ", centre);
+    var links = document.createElement("span");
+    links.className = "meta";
+    links.textContent = node.data("degreeText") + " links";
+    chosen.append(open, " (", links, ") \u00b7 ", centre);
     centre.focus();
   }
 
