@@ -60,6 +60,10 @@ class Scope(models.Model):
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["tenant", "name"], name="scope_tenant_name_uniq"),
+            # One server-wide `shared` scope (ctx/shared.py); a tenant's scope never takes the name.
+            models.UniqueConstraint(
+                fields=["name"], condition=Q(name="shared"), name="scope_shared_single"
+            ),
             models.CheckConstraint(condition=Q(name__regex=SCOPE_NAME_RE), name="scope_name_valid"),
         ]
 

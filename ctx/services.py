@@ -18,6 +18,7 @@ from ctx.models import ApiKey, Block, Scope, Sensitivity, Tenant
 from ctx.principal import Principal
 from ctx.selectors import get_block_for
 from ctx.sensitivity import Detection, detect_block, highest
+from ctx.shared import SHARED_SCOPE, refuse_reserved_scope, refuse_reserved_tenant, shared_scope
 
 log = logging.getLogger("ctx.services")
 
@@ -43,23 +44,26 @@ def _after_commit(block_ids: list[str]) -> None:
 @transaction.atomic
 def tenant_create(*, name: str, display_name: str = "", scopes: Iterable[str] = ()) -> Tenant:
     """Create a tenant with its `<name>:main` scope and any extra scopes named."""
+    refuse_reserved_tenant(name, "name")
     if Tenant.objects.filter(name=name).exists():
         raise Conflict(f"Tenant '{name}' already exists.")
     tenant = Tenant.objects.create(name=name, display_name=display_name or name)
     for scope in dict.fromkeys([f"{name}:main", *scopes]):
-        scope_create(tenant=tenant, name=scope)
+        scope_create(tenant=tenant, name=scope, field="scopes")
     return tenant
 
 
-def scope_create(*, tenant: Tenant, name: str, description: str = "") -> Scope:
+def scope_create(*, tenant: Tenant, name: str, description: str = "", field: str = "name") -> Scope:
     """A name with a prefix carries its own tenant's (`acme:team`); `globex:x` in acme would
-    read, in every list and answer, as another tenant's scope."""
+    read, in every list and answer, as another tenant's scope. `shared` and `_…` are reserved
+    (ctx/shared.py); `field` is the input field a refusal names."""
+    refuse_reserved_scope(name, field)
     prefix, colon, _ = name.partition(":")
     if colon and prefix != tenant.name:
         raise ValidationFailed(
             f"A scope name's prefix is its tenant's: '{tenant.name}:…' (or no prefix), "
             f"not '{prefix}:'.",
-            details={"field": "name"},
+            details={"field": field},
         )
     try:
         with transaction.atomic():
@@ -73,12 +77,27 @@ def scope_create(*, tenant: Tenant, name: str, description: str = "") -> Scope:
 
 
 def _tenant_scopes(tenant: Tenant, names: Iterable[str]) -> list[Scope]:
+    """The named scopes of `tenant`; `shared` is the server-wide shared scope (created on its
+    first grant). Who may grant it is ctx.tenancy's rule."""
     names = list(dict.fromkeys(names))
     found = {s.name: s for s in Scope.objects.filter(tenant=tenant, name__in=names)}
+    if SHARED_SCOPE in names:
+        found[SHARED_SCOPE] = shared_scope()
     missing = [n for n in names if n not in found]
     if missing:
         raise ValidationFailed(f"Unknown scopes for tenant '{tenant.name}': {', '.join(missing)}.")
     return [found[n] for n in names]
+
+
+def _home_scope(tenant: Tenant, home: str) -> list[Scope]:
+    """A key's home is one of its tenant's own scopes, never the shared one."""
+    if home == SHARED_SCOPE:
+        raise ValidationFailed(
+            "A key's home scope is one of its tenant's scopes; `shared` can be read "
+            "(read_scopes) or written (write_scopes, given by a server admin), not be home.",
+            details={"field": "home_scope"},
+        )
+    return _tenant_scopes(tenant, [home])
 
 
 @transaction.atomic
@@ -99,7 +118,7 @@ def key_create(
     `max_sensitivity` is the highest block level it reads in clear (ctx/masking.py).
     """
     validation.sensitivity({"max_sensitivity": max_sensitivity}, "max_sensitivity")
-    (home_scope,) = _tenant_scopes(tenant, [home])
+    (home_scope,) = _home_scope(tenant, home)
     write_scopes = _tenant_scopes(tenant, [home] if write is None else write)
     read_scopes = _tenant_scopes(tenant, read)
     raw, prefix, digest = keys.generate()
@@ -129,7 +148,7 @@ def key_set_scopes(
     """Replace the given parts of a key's reach (None keeps a part), within its own tenant.
     Effective at the key's next request: a principal is built per request."""
     if home is not None:
-        (key.home_scope,) = _tenant_scopes(key.tenant, [home])
+        (key.home_scope,) = _home_scope(key.tenant, home)
         key.save(update_fields=["home_scope"])
     if read is not None:
         key.read_scopes.set(_tenant_scopes(key.tenant, read))

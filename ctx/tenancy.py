@@ -31,6 +31,13 @@ from ctx.permissions import (
     require_tier,
 )
 from ctx.principal import Principal
+from ctx.shared import (
+    RESERVED_PREFIX,
+    SHARED_SCOPE,
+    SHARED_TENANT,
+    is_reserved_tenant,
+    refuse_reserved_tenant,
+)
 from rls import context as rls_context
 
 log = logging.getLogger("ctx.tenancy")
@@ -52,6 +59,10 @@ class NewTenant:
 
 
 def _tenant(name: str) -> Tenant:
+    """A tenant by name; the internal `_shared` tenant answers like a missing one (its scope
+    is managed through key grants, never suspended, deleted or given keys)."""
+    if is_reserved_tenant(name):
+        raise NotFound(TENANT_NOT_FOUND)
     tenant = Tenant.objects.filter(name=name).first()
     if tenant is None:
         raise NotFound(TENANT_NOT_FOUND)
@@ -73,6 +84,7 @@ def tenant_create_with_owner(
 def new_tenant(*, name: str, display_name: str = "", scopes: Iterable[str] = ()) -> NewTenant:
     """A tenant, its scopes and its first owner key, for whoever may make one (the API's server
     admins, `manage.py tenant_create` on the server itself)."""
+    refuse_reserved_tenant(name, "name")  # `shared`, `_…`: the server's (ctx/shared.py)
     if not TENANT_NAME_RE.match(name):
         raise ValidationFailed(
             "A tenant name is 1-64 characters of a-z, 0-9 and '-'.", details={"field": "name"}
@@ -87,10 +99,14 @@ def new_tenant(*, name: str, display_name: str = "", scopes: Iterable[str] = ())
 
 def tenants_list(*, principal: Principal) -> list[dict[str, Any]]:
     require_server_admin(principal)
-    rows = Tenant.objects.annotate(
-        scope_count=Count("scopes", distinct=True),
-        active_keys=Count("keys", filter=Q(keys__active=True), distinct=True),
-    ).order_by("name")
+    rows = (
+        Tenant.objects.exclude(name__startswith=RESERVED_PREFIX)
+        .annotate(
+            scope_count=Count("scopes", distinct=True),
+            active_keys=Count("keys", filter=Q(keys__active=True), distinct=True),
+        )
+        .order_by("name")
+    )
     return [
         {
             "name": t.name,
@@ -223,7 +239,9 @@ def key_issue(
     target = _target_tenant(principal, tenant)
     require_can_manage_role(principal, spec.role, is_admin=spec.is_admin)
     ceiling = ceiling_for_new_key(principal, spec.max_sensitivity)
-    home = spec.home or (spec.write[0] if spec.write else f"{target.name}:main")
+    require_can_grant_shared_write(principal, had=False, write=spec.write)
+    own = [w for w in spec.write or () if w != SHARED_SCOPE]
+    home = spec.home or (own[0] if own else f"{target.name}:main")
     key, raw = services.key_create(
         tenant=target,
         name=spec.name,
@@ -256,6 +274,18 @@ def keys_list(*, principal: Principal, tenant: str | None = None) -> list[ApiKey
     )
 
 
+def require_can_grant_shared_write(
+    principal: Principal, *, had: bool, write: Iterable[str] | None
+) -> None:
+    """Writing into the server-wide `shared` scope is given by server admins only: a write
+    list naming `shared` for a key that does not write it yet is the tier's 403 for anyone
+    else. Keeping it (the admin's key form sends the key's scopes back) or dropping it is the
+    key's managers' to do, like any other scope."""
+    if write is None or had or SHARED_SCOPE not in write:
+        return
+    require_server_admin(principal)
+
+
 def normalize_prefix(text: str) -> str:
     """`ctx_<prefix>_<secret>`, `ctx_<prefix>_…` or the bare prefix → the prefix."""
     return text.strip().removeprefix("ctx_").split("_")[0]
@@ -285,6 +315,9 @@ def key_rescope(
 ) -> ApiKey:
     """Change the scopes of a key the caller may manage (names within the key's tenant)."""
     key = _managed_key(principal, prefix)
+    write = None if write is None else list(write)
+    had = key.write_scopes.filter(name=SHARED_SCOPE, tenant__name=SHARED_TENANT).exists()
+    require_can_grant_shared_write(principal, had=had, write=write)
     services.key_set_scopes(key, home=home, read=read, write=write)
     log.info("key %s rescoped by %s", key.prefix, principal.key.prefix)
     return key

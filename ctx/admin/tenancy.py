@@ -27,6 +27,7 @@ from ctx.models import ApiKey, Block, Scope, Tenant
 from ctx.ops import tenancy as ops
 from ctx.permissions import is_server_admin
 from ctx.principal import Principal
+from ctx.shared import SHARED_SCOPE, SHARED_TENANT, shared_scope
 
 # --- tenants -----------------------------------------------------------------------------------
 
@@ -220,7 +221,15 @@ class ScopeAdmin(OperatorAdmin):
 def _names(principal: Principal, tenant: Tenant, scopes: Any) -> list[str]:
     """Scope names within the key's tenant; another tenant's scope keeps its tenant in front,
     so the operation refuses it (no other tenant's scope of the same name is picked)."""
-    return [s.name if s.tenant_id == tenant.pk else f"{s.tenant.name}/{s.name}" for s in scopes]
+    return [
+        s.name if s.tenant_id == tenant.pk or _is_shared(s) else f"{s.tenant.name}/{s.name}"
+        for s in scopes
+    ]
+
+
+def _is_shared(scope: Scope) -> bool:
+    """The server-wide `shared` scope goes by its plain name for every tenant's keys."""
+    return scope.name == SHARED_SCOPE and scope.tenant.name == SHARED_TENANT
 
 
 class KeyScopesForm(OperationForm):
@@ -241,7 +250,10 @@ class KeyScopesForm(OperationForm):
         ids = (
             p.read_scope_ids
             if is_server_admin(p)
-            else Scope.objects.filter(tenant_id=p.tenant_id).values_list("pk", flat=True)
+            else [
+                *Scope.objects.filter(tenant_id=p.tenant_id).values_list("pk", flat=True),
+                shared_scope().pk,  # readable by grant; writing it is a server admin's to give
+            ]
         )
         offer_scopes(self, p, ids)
 

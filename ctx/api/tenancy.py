@@ -29,7 +29,10 @@ keys = endpoint(
     get=Op(ops.keys_list, ops.TenantFilter, bucket=READ),
     post=Op(ops.key_create, ops.KeyCreateInput, status=created, more=_query_tenant),
 )
-key = endpoint(delete=Op(ops.key_revoke, ops.KeyInput))
+key = endpoint(
+    patch=Op(ops.key_update, ops.KeyUpdateInput),
+    delete=Op(ops.key_revoke, ops.KeyInput),
+)
 clients = endpoint(
     get=Op(ops.clients_list, ops.NoInput, bucket=READ),
     post=Op(ops.client_create, ops.ClientCreateInput, status=created),

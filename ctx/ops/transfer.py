@@ -48,6 +48,7 @@ from ctx.ops.inputs import Flag, Input
 from ctx.overrides.services import check_change
 from ctx.permissions import OWNER, rank, refuse
 from ctx.principal import Principal
+from ctx.shared import refuse_reserved_tenant
 from ctx.tenancy import NewTenant
 from secrets import crypto
 from secrets import services as secret_services
@@ -551,6 +552,7 @@ def import_file(
 
     def new(head: dict[str, Any]) -> Tenant:
         name = as_name or str(head["tenant"])
+        refuse_reserved_tenant(name, "as")
         if not tenancy.TENANT_NAME_RE.match(name):
             raise ValidationFailed(
                 "A tenant name is 1-64 characters of a-z, 0-9 and '-'.", details={"field": "as"}

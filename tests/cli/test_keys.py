@@ -103,3 +103,12 @@ def test_it_needs_the_home_scope_and_takes_the_tenant_from_it(cli: Cli, live_cas
     nosuch = cli("keys", "create", "laptop", "--home", "nosuch:main")
     assert theirs.returncode == nosuch.returncode == 1
     assert theirs.stderr == nosuch.stderr and "(not_found)" in theirs.stderr
+
+
+def test_it_grants_the_shared_scope_to_read_and_refuses_it_to_write(cli: Cli) -> None:
+    made = cli("keys", "create", "agent", "--home", "acme:main", "--read", "shared").json()
+    assert made["read_scopes"] == ["shared"] and made["write_scopes"] == ["acme:main"]
+    assert "shared" in Api(made["key"]).get("/api/whoami")[1]["read_scopes"]
+    run = cli("keys", "create", "wiki", "--home", "acme:main", "--write", "acme:main,shared")
+    assert run.returncode == 1 and run.stdout == ""
+    assert run.stderr.strip() == "error: This action needs a higher permission tier. (forbidden)"
