@@ -12,7 +12,7 @@ _first = importlib.import_module("migrations.rls.0001_policies")
 class Migration(migrations.Migration):
     dependencies = [
         ("rls", "0009_refindex_policies"),
-        ("dream", "0005_linkset"),
+        ("dream", "0006_linkset"),
     ]
 
     operations = [

@@ -7,8 +7,8 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('ctx', '0020_scope_storage'),
-        ('dream', '0004_guard_recurrent'),
+        ('ctx', '0021_scope_storage'),
+        ('dream', '0005_link_ego_indexes'),
     ]
 
     operations = [

@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-    dependencies = [("ctx", "0019_schema_qualified_fold")]
+    dependencies = [("ctx", "0020_shared_scope")]
 
     operations = [
         migrations.AddField(
