@@ -1,0 +1,115 @@
+"""Writes of blobs: store (deduplicated per scope), update, delete. The bytes go to the blob
+storage before the row exists and leave it after the row is gone (on commit)."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+from django.core.files.base import ContentFile
+from django.db import IntegrityError, transaction
+
+from ctx import knobs
+from ctx.errors import TooLarge
+from ctx.models import Block
+from ctx.principal import Principal
+from ctx.sensitivity import INTERNAL, highest, text_level
+from ctx.services import writable_scope
+
+from . import selectors, sniff
+from .models import Blob
+
+
+def max_bytes() -> int:
+    return int(knobs.configured("CTX_BLOB_MAX_BYTES"))
+
+
+def check_size(size: int) -> None:
+    """413 `payload_too_large` for a blob over CTX_BLOB_MAX_BYTES."""
+    limit = max_bytes()
+    if size > limit:
+        raise TooLarge(f"The file is larger than {limit} bytes (CTX_BLOB_MAX_BYTES).")
+
+
+@dataclass(frozen=True)
+class StoreResult:
+    action: str  # created | existing
+    blob: Blob
+
+
+def storage_name(scope_id: int, digest: str) -> str:
+    """Content-addressed within the scope: one file per (scope, bytes), like the rows."""
+    return f"{scope_id}/{digest[:2]}/{digest}"
+
+
+def blob_store(
+    *,
+    principal: Principal,
+    data: bytes,
+    name: str,
+    scope: str | None,
+    tags: list[str],
+    block: Block | None,
+) -> StoreResult:
+    """The scope's blob with these bytes, or a new one (type sniffed, text extracted and
+    checked for secrets). The write check comes first: a read-only key learns nothing."""
+    scope_id = writable_scope(principal, scope)
+    check_size(len(data))
+    digest = hashlib.sha256(data).hexdigest()
+    found = selectors.existing(scope_id, digest)
+    if found is not None:
+        return StoreResult("existing", found)
+    kind = sniff.content_type(data, name)
+    text = sniff.extract_text(data, kind, int(knobs.value("CTX_BLOB_TEXT_MAX_CHARS")))
+    blob = Blob(
+        scope_id=scope_id,
+        block=block,
+        name=name,
+        content_type=kind,
+        size=len(data),
+        sha256=digest,
+        tags=tags,
+        text=text,
+        sensitivity=highest(INTERNAL, text_level(text), text_level(name)),
+        storage_name=storage_name(scope_id, digest),
+        created_by=principal.key.prefix,
+    )
+    store = selectors.storage()
+    if not store.exists(blob.storage_name):
+        blob.storage_name = store.save(blob.storage_name, ContentFile(data))
+    try:
+        with transaction.atomic():
+            blob.save(force_insert=True)
+    except IntegrityError:  # the same bytes stored at the same moment: theirs is ours
+        raced = selectors.existing(scope_id, digest)
+        if raced is None:
+            raise
+        return StoreResult("existing", raced)
+    return StoreResult("created", blob)
+
+
+def blob_update(
+    *,
+    blob: Blob,
+    name: str | None,
+    tags: list[str] | None,
+    block: Block | None,
+    detach: bool,
+) -> Blob:
+    """Metadata only: the bytes (and so the type, text and hash) never change."""
+    if name is not None:
+        blob.name = name
+        blob.sensitivity = highest(blob.sensitivity, text_level(name))
+    if tags is not None:
+        blob.tags = tags
+    if block is not None or detach:
+        blob.block = block
+    blob.save(update_fields=["name", "tags", "block", "sensitivity"])
+    return blob
+
+
+def blob_delete(*, blob: Blob) -> None:
+    """The row now, the file once the deletion commits (a rollback keeps both)."""
+    name = blob.storage_name
+    blob.delete()
+    transaction.on_commit(lambda: selectors.storage().delete(name))
