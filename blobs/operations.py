@@ -7,7 +7,7 @@ name, type, size and tags, but its text and hash are the marker and its bytes ar
 
 from __future__ import annotations
 
-from typing import IO, Annotated, Any, Literal, NotRequired
+from typing import IO, Annotated, Any, Literal, NotRequired, cast
 
 from pydantic import Field
 from typing_extensions import TypedDict
@@ -126,7 +126,6 @@ class GetPayload(TypedDict):
     text: str
     text_truncated: bool
     hint: NotRequired[str]
-    file: NotRequired[IO[bytes]]
 
 
 def blob_get(p: Principal, data: GetInput) -> GetPayload:
@@ -144,14 +143,15 @@ def blob_get(p: Principal, data: GetInput) -> GetPayload:
 
 
 def blob_download(p: Principal, data: DownloadInput) -> GetPayload:
-    """blob_get; with `download` also the open bytes (`file`), refused (403 with the hint)
-    when the blob is above the key's read ceiling."""
+    """blob_get; with `download` also the open bytes under `file` (for HTTP's attachment, never
+    in a JSON answer), refused (403 with the hint) above the key's read ceiling."""
     out = blob_get(p, data)
-    if data.download:
-        if "hint" in out:
-            raise Forbidden(out["hint"])
-        out["file"] = selectors.open_bytes(selectors.get_blob_for(p, data.id))
-    return out
+    if not data.download:
+        return out
+    if "hint" in out:
+        raise Forbidden(out["hint"])
+    handle: IO[bytes] = selectors.open_bytes(selectors.get_blob_for(p, data.id))
+    return cast(GetPayload, {**out, "file": handle})
 
 
 # --- search ------------------------------------------------------------------------------------
