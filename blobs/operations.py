@@ -221,10 +221,10 @@ class UpdatePayload(TypedDict):
 
 
 def blob_update(p: Principal, data: UpdateInput) -> UpdatePayload:
-    blob = selectors.get_blob_for(p, data.id, write=True)
     block_id = (data.block or "").strip()
     blob = services.blob_update(
-        blob=blob,
+        principal=p,
+        blob_id=data.id,
         name=data.name,
         tags=data.tags,
         block=_block(p, block_id) if block_id else None,
@@ -239,8 +239,7 @@ class DeletePayload(TypedDict):
 
 
 def blob_delete(p: Principal, data: IdInput) -> DeletePayload:
-    blob = selectors.get_blob_for(p, data.id, write=True)
-    services.blob_delete(blob=blob)
+    services.blob_delete(principal=p, blob_id=data.id)
     return {"action": "deleted", "id": data.id}
 
 

@@ -88,15 +88,19 @@ def blob_store(
     return StoreResult("created", blob)
 
 
+@transaction.atomic
 def blob_update(
     *,
-    blob: Blob,
+    principal: Principal,
+    blob_id: str,
     name: str | None,
     tags: list[str] | None,
     block: Block | None,
     detach: bool,
 ) -> Blob:
-    """Metadata only: the bytes (and so the type, text and hash) never change."""
+    """Metadata only: the bytes (and so the type, text and hash) never change. The row is
+    locked for the write (a foreign id is the same 404, a read-only scope the fixed 403)."""
+    blob = selectors.get_blob_for(principal, blob_id, write=True)
     if name is not None:
         blob.name = name
         blob.sensitivity = highest(blob.sensitivity, text_level(name))
@@ -108,8 +112,11 @@ def blob_update(
     return blob
 
 
-def blob_delete(*, blob: Blob) -> None:
+@transaction.atomic
+def blob_delete(*, principal: Principal, blob_id: str) -> Blob:
     """The row now, the file once the deletion commits (a rollback keeps both)."""
+    blob = selectors.get_blob_for(principal, blob_id, write=True)
     name = blob.storage_name
     blob.delete()
     transaction.on_commit(lambda: selectors.storage().delete(name))
+    return blob

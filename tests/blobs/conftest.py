@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
+from tests.cli.conftest import cli, live_cast, no_broker, warm_embedder  # noqa: F401 - fixtures
 from tests.conftest import Api
 
 PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00"
