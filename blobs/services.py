@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from typing import Any
 
 from django.core.files.base import ContentFile
 from django.db import IntegrityError, transaction
@@ -37,9 +38,10 @@ class StoreResult:
     blob: Blob
 
 
-def storage_name(scope_id: int, digest: str) -> str:
-    """Content-addressed within the scope: one file per (scope, bytes), like the rows."""
-    return f"{scope_id}/{digest[:2]}/{digest}"
+def storage_name(blob: Blob) -> str:
+    """One file per row, named by the row's id (never the client's name): a file being
+    deleted with its row is never the file of a new row with the same bytes."""
+    return f"{blob.scope_id}/{blob.sha256[:2]}/{blob.id}"
 
 
 def blob_store(
@@ -71,20 +73,22 @@ def blob_store(
         tags=tags,
         text=text,
         sensitivity=highest(INTERNAL, text_level(text), text_level(name)),
-        storage_name=storage_name(scope_id, digest),
         created_by=principal.key.prefix,
     )
     store = selectors.storage()
-    if not store.exists(blob.storage_name):
-        blob.storage_name = store.save(blob.storage_name, ContentFile(data))
+    blob.storage_name = store.save(storage_name(blob), ContentFile(data))
     try:
         with transaction.atomic():
             blob.save(force_insert=True)
     except IntegrityError:  # the same bytes stored at the same moment: theirs is ours
+        store.delete(blob.storage_name)
         raced = selectors.existing(scope_id, digest)
         if raced is None:
             raise
         return StoreResult("existing", raced)
+    except BaseException:
+        store.delete(blob.storage_name)  # no row, no file
+        raise
     return StoreResult("created", blob)
 
 
@@ -114,9 +118,15 @@ def blob_update(
 
 @transaction.atomic
 def blob_delete(*, principal: Principal, blob_id: str) -> Blob:
-    """The row now, the file once the deletion commits (a rollback keeps both)."""
+    """The row now, the file once the deletion commits (`file_follows_row`)."""
     blob = selectors.get_blob_for(principal, blob_id, write=True)
-    name = blob.storage_name
     blob.delete()
-    transaction.on_commit(lambda: selectors.storage().delete(name))
     return blob
+
+
+def file_follows_row(sender: type[Blob], instance: Blob, **kwargs: Any) -> None:
+    """post_delete of every Blob row, however it goes (this service, a scope's or a tenant's
+    deletion cascading to it): its file is deleted once the deletion commits; a rollback keeps
+    both. Storage housekeeping, not a rule: connected in BlobsConfig.ready."""
+    name = instance.storage_name
+    transaction.on_commit(lambda: selectors.storage().delete(name))

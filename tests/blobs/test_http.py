@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from ctx import tenancy
 from tests.blobs.conftest import PNG, download, stored, upload
 from tests.conftest import Cast
 
@@ -110,13 +112,34 @@ def test_it_updates_name_tags_and_the_attached_block(cast: Cast) -> None:
     assert status == 200 and body["blob"]["block"] is None
 
 
-def test_it_deletes_the_blob_and_its_file(cast: Cast, blob_folder: Path) -> None:
+def _files(folder: Path) -> list[Path]:
+    return [p for p in folder.rglob("*") if p.is_file()]
+
+
+def test_it_deletes_the_blob_and_its_file(
+    cast: Cast, blob_folder: Path, django_capture_on_commit_callbacks: Any
+) -> None:
     blob = stored(cast.owner, NOTES)
-    assert [p for p in blob_folder.rglob("*") if p.is_file()]
-    status, body = cast.owner.post("/api/blob/manage", {"action": "delete", "id": blob["id"]})
+    assert len(_files(blob_folder)) == 1
+    with django_capture_on_commit_callbacks(execute=True):
+        status, body = cast.owner.post("/api/blob/manage", {"action": "delete", "id": blob["id"]})
     assert status == 200 and body == {"success": True, "action": "deleted", "id": blob["id"]}
     status, _ = cast.owner.get(f"/api/blob/{blob['id']}")
     assert status == 404
+    assert _files(blob_folder) == []
+
+
+def test_it_deletes_the_files_of_a_deleted_tenant(
+    cast: Cast, blob_folder: Path, django_capture_on_commit_callbacks: Any
+) -> None:
+    stored(cast.owner, NOTES)
+    stored(cast.outsider, NOTES)
+    assert len(_files(blob_folder)) == 2
+    with django_capture_on_commit_callbacks(execute=True):
+        tenancy.tenant_purge(cast.globex)
+    assert len(_files(blob_folder)) == 1
+    status, body = cast.owner.post("/api/blob/search", {})
+    assert status == 200 and body["count"] == 1
 
 
 def test_it_refuses_an_unknown_action_and_a_missing_file(cast: Cast) -> None:
