@@ -32,6 +32,7 @@ def _warm() -> None:
 ready.announce_after(_warm)
 
 # --- MCP endpoint (ctx/mcp/app.py): /mcp, the lifespan the SDK needs, the access log ---------
+from blobs import config as blob_config  # noqa: E402
 from ctx import knobs  # noqa: E402
 from ctx.gate import RequestGate  # noqa: E402
 from ctx.guards import ASGIApp, BodyLimit, DatabaseUnavailable  # noqa: E402
@@ -43,4 +44,5 @@ if knobs.configured("CTX_DB_POOL"):  # as many requests at once as the pool has 
         served, knobs.configured("CTX_DB_POOL"), knobs.configured("CTX_REQUEST_QUEUE_SECONDS")
     )
 # Outermost: a body over the limit is refused before anything reads it or waits (ctx/guards.py).
-app = BodyLimit(served, knobs.configured("CTX_MAX_BODY_BYTES"))
+# The blob upload alone takes bodies up to the blob limit (and its form around the file).
+app = BodyLimit(served, knobs.configured("CTX_MAX_BODY_BYTES"), blob_config.body_allowances())

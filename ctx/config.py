@@ -121,6 +121,7 @@ KNOB_MODULES = (
     "ingest.knob_specs",
     "memory.knob_specs",
     "refindex.knob_specs",
+    "blobs.knob_specs",
 )
 
 

@@ -20,7 +20,7 @@ import ctypes
 import gc
 import json
 import time
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from typing import Any
 
 from ctx.errors import DATABASE_RETRY_AFTER, CtxError, ErrorCode, database_unavailable
@@ -105,19 +105,28 @@ _libc = _load_libc()
 
 
 class BodyLimit:
-    """413 for bodies over `limit` bytes, decided before the application reads them."""
+    """413 for bodies over `limit` bytes, decided before the application reads them.
 
-    def __init__(self, app: ASGIApp, limit: int) -> None:
+    `allowances` maps an exact path to its own limit: the blob upload (/api/blob/store) takes
+    files up to CTX_BLOB_MAX_BYTES, every other path keeps `limit`. A path is compared as the
+    server decoded it, so no other spelling reaches the larger limit."""
+
+    def __init__(self, app: ASGIApp, limit: int, allowances: Mapping[str, int] | None = None):
         self.app = app
         self.limit = limit
+        self.allowances = dict(allowances or {})
+
+    def limit_for(self, scope: Scope) -> int:
+        return self.allowances.get(scope.get("path", ""), self.limit)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
+        limit = self.limit_for(scope)
         length = declared_length(scope)
-        if length is not None and length > self.limit:
-            return await respond(send, too_large(self.limit), {"connection": "close"})
-        await _Counted(self.app, self.limit, receive, send).run(scope)
+        if length is not None and length > limit:
+            return await respond(send, too_large(limit), {"connection": "close"})
+        await _Counted(self.app, limit, receive, send).run(scope)
 
 
 class _Counted:

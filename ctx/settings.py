@@ -12,6 +12,7 @@ ensure_project_secrets()
 from psycopg_pool.base import AttemptWithBackoff  # noqa: E402
 
 import secrets  # noqa: E402 - the project's app, which re-exports the stdlib module
+from blobs.config import blob_storage  # noqa: E402
 from ctx import config  # noqa: E402
 from ctx.dburl import parse_database_url  # noqa: E402
 
@@ -58,6 +59,7 @@ INSTALLED_APPS = [
     "ingest.apps.IngestConfig",
     "memory.apps.MemoryConfig",
     "refindex.apps.RefindexConfig",
+    "blobs.apps.BlobsConfig",
     "rls.apps.RlsConfig",  # last: its migration polices the other apps' tables
 ]
 
@@ -72,6 +74,7 @@ MIGRATION_MODULES = {
     "ingest": "migrations.ingest",
     "memory": "migrations.memory",
     "refindex": "migrations.refindex",
+    "blobs": "migrations.blobs",
     "rls": "migrations.rls",
 }
 
@@ -187,6 +190,10 @@ STORAGES = {
     # Content-hashed names (cached for a year by browsers and proxies) plus .gz and .br
     # variants written once at collect time, so WhiteNoise never compresses per request.
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+    # Blobs (blobs/): the filesystem under the data directory unless CTX_BLOB_STORAGE names
+    # another class (S3 through django-storages: docs/settings.md, "Blob storage"). Never a URL
+    # of its own: the bytes leave only through /api/blob/{id} after the tenant check.
+    "blobs": blob_storage(CTX, DATA_DIR),
 }
 
 # Bodies over CTX_MAX_BODY_BYTES are refused before Django reads them (ctx.guards.BodyLimit);

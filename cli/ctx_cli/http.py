@@ -17,6 +17,7 @@ from ctx_cli import CliError, __version__
 
 DEFAULT_TIMEOUT = 30.0
 CONNECT_TIMEOUT = 5.0
+JSON, OCTET = "application/json", "application/octet-stream"
 
 
 class ApiError(CliError):
@@ -128,6 +129,34 @@ class Client:
     def get(self, path: str) -> dict[str, Any]:
         return self.request("GET", path)
 
+    def upload(self, path: str, content: bytes) -> dict[str, Any]:
+        """POST raw bytes (a blob); the JSON object of a successful answer, else ApiError."""
+        try:
+            status, raw = self._transport.request("POST", path, content, fresh=False, binary=True)
+        except _Dropped as exc:  # not retried: the bytes may have been stored
+            raise Unreachable(f"cannot reach ctx at {self.base_url}: {exc.reason}") from None
+        resp = Response(status, self._decode(status, raw, path))
+        if resp.status >= 400:
+            raise error_from(resp)
+        if not isinstance(resp.data, dict):
+            raise CliError(f"unexpected response from {self.base_url}{path}: not a JSON object")
+        return resp.data
+
+    def download(self, path: str) -> bytes:
+        """GET raw bytes (a blob); an error answer is the JSON envelope (ApiError)."""
+        for attempt in (1, 2):  # a read: safe to retry once on a dropped connection
+            try:
+                status, raw = self._transport.request("GET", path, None, fresh=False)
+                break
+            except _Dropped as exc:
+                if attempt == 2 or exc.timed_out:
+                    raise Unreachable(
+                        f"cannot reach ctx at {self.base_url}: {exc.reason}"
+                    ) from None
+        if status >= 400:
+            raise error_from(Response(status, self._decode(status, raw, path)))
+        return raw
+
     def post(self, path: str, body: dict[str, Any], *, fresh: bool = False) -> dict[str, Any]:
         return self.request("POST", path, body, fresh=fresh)
 
@@ -146,8 +175,9 @@ class _Dropped(Exception):
 
 class _Transport:
     def request(
-        self, method: str, path: str, content: bytes | None, *, fresh: bool
+        self, method: str, path: str, content: bytes | None, *, fresh: bool, binary: bool = False
     ) -> tuple[int, bytes]:
+        """`binary`: the content is raw bytes (application/octet-stream), not JSON."""
         raise NotImplementedError
 
     def close(self) -> None:
@@ -167,10 +197,11 @@ class _WireTransport(_Transport):
             raise CliError(str(exc)) from None
 
     def request(
-        self, method: str, path: str, content: bytes | None, *, fresh: bool
+        self, method: str, path: str, content: bytes | None, *, fresh: bool, binary: bool = False
     ) -> tuple[int, bytes]:
+        kind = OCTET if binary else JSON
         try:
-            return self._pool.request(method, path, content, fresh=fresh)
+            return self._pool.request(method, path, content, fresh=fresh, content_type=kind)
         except self._wire.WireError as exc:
             cause = exc.__cause__ if isinstance(exc.__cause__, Exception) else exc
             raise _Dropped(_reason(cause), timed_out=exc.timed_out) from exc
@@ -194,9 +225,10 @@ class _HttpxTransport(_Transport):
         )
 
     def request(
-        self, method: str, path: str, content: bytes | None, *, fresh: bool
+        self, method: str, path: str, content: bytes | None, *, fresh: bool, binary: bool = False
     ) -> tuple[int, bytes]:
-        headers = {"Content-Type": "application/json"} if content is not None else {}
+        kind = OCTET if binary else JSON
+        headers = {"Content-Type": kind} if content is not None else {}
         try:
             resp = self._http.request(method, path, content=content, headers=headers)
         except self._httpx.TransportError as exc:

@@ -296,6 +296,26 @@ def _scoped(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     return parser
 
 
+def _blob_commands(sub: Subparsers) -> None:
+    blob = _group(sub, "blob", "files attached to the memory (bytes through the API only)")
+    put = _add(blob, "put", "blobs:blob_put", "upload a file (type sniffed by the server)")
+    put.add_argument("file", help="the file to upload")
+    put.add_argument("--scope", help="scope to write (default: the key's home scope)")
+    put.add_argument("--name", help="name to keep (default: the file's name)")
+    put.add_argument("--tag", action="append", help="tags (a,b; repeatable)")
+    put.add_argument("--block", help="id of a block to attach the file to")
+    get = _add(blob, "get", "blobs:blob_get", "the file's bytes, to a file or stdout")
+    get.add_argument("id", help="blob id")
+    get.add_argument("-o", "--output", help="write to this file (default: stdout)")
+    ls = _scoped(_add(blob, "ls", "blobs:blob_ls", "find files by name, text, type or tag"))
+    ls.add_argument("query", nargs="*", help="words of the name or the text")
+    ls.add_argument("--tag", action="append", help="only files with all these tags (a,b)")
+    ls.add_argument("--type", help="a content type (image/png) or family (image/)")
+    ls.add_argument("--limit", type=bounded_int(1, 100), help="most files (default 20)")
+    rm = _add(blob, "rm", "blobs:blob_rm", "delete a file")
+    rm.add_argument("id", help="blob id")
+
+
 def _dream_commands(sub: Subparsers) -> None:
     dream = _group(sub, "dream", "background consolidation: queue, links to review, mode")
     _scoped(_add(dream, "stats", "dream:dream_stats", "mode, queue and link counts"))
@@ -501,6 +521,7 @@ GROUPS: tuple[tuple[Callable[[Subparsers], None], tuple[str, ...]], ...] = (
     (_memory_commands, ("history", "changes")),
     (_dream_commands, ("dream", "guard", "digest", "graph")),
     (_secrets_commands, ("secrets", "mcp-stdio")),
+    (_blob_commands, ("blob",)),
     (_settings_commands, ("settings",)),
     (_manage_commands, ("keys", "mcp", "tenants")),
     (_profile_commands, ("signal", "pull", "profiles")),

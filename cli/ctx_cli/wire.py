@@ -81,11 +81,17 @@ class Pool:
         self._lock = threading.Lock()
 
     def request(
-        self, method: str, path: str, body: bytes | None = None, *, fresh: bool = False
+        self,
+        method: str,
+        path: str,
+        body: bytes | None = None,
+        *,
+        fresh: bool = False,
+        content_type: str = JSON,
     ) -> tuple[int, bytes]:
         """The status and body of one exchange; WireError when there is no full answer.
         `fresh`: a new connection even when an idle one is available."""
-        headers = self._headers if body is None else {**self._headers, "Content-Type": JSON}
+        headers = self._headers if body is None else {**self._headers, "Content-Type": content_type}
         conn = None if fresh else self._take()
         try:
             if conn is None:

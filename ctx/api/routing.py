@@ -20,6 +20,7 @@ from typing import IO, Any
 
 from django.http import FileResponse, HttpResponse
 from django.http.response import HttpResponseBase
+from rest_framework.parsers import MultiPartParser
 from rest_framework.permissions import AllowAny
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
@@ -51,10 +52,14 @@ class Op:
     text: Callable[[Any], str] | None = None
     # A raw answer (bytes, content type) instead of the envelope.
     body: Callable[[Any], tuple[bytes, str]] | None = None
-    # A file sent as an attachment, streamed: (open binary file, content type, file name).
-    file: Callable[[Any], tuple[IO[bytes], str, str]] | None = None
+    # A file sent as an attachment, streamed: (open binary file, content type, file name);
+    # None for a payload that carries no file (then the envelope answers).
+    file: Callable[[Any], tuple[IO[bytes], str, str] | None] | None = None
     # The input field that takes the request's body as bytes (an upload), instead of JSON.
     raw_body: str | None = None
+    # The raw input built from the request itself (a multipart form, or bytes and the query
+    # string), instead of the JSON body: an upload with fields beside its bytes.
+    upload: Callable[[Request], dict[str, Any]] | None = None
 
 
 class PlainTextRenderer(BaseRenderer):
@@ -98,6 +103,8 @@ def _input(
 ) -> dict[str, Any]:
     if op.raw_body is not None:  # an upload: the bytes as they came (the size limit applies)
         return {op.raw_body: request.body, **path}
+    if op.upload is not None:
+        return {**op.upload(request), **path}
     return raw_input(request, method, path, drop)
 
 
@@ -121,10 +128,12 @@ def handle(
 
 def answer(request: Request, op: Op, payload: Mapping[str, Any]) -> Response | HttpResponseBase:
     """The envelope, or the Op's text, raw body or file."""
-    if op.file is not None:
-        handle, content_type, name = op.file(payload)
+    sent = op.file(payload) if op.file is not None else None
+    if sent is not None:
+        handle, content_type, name = sent
         response = FileResponse(handle, as_attachment=True, filename=name)
         response["Content-Type"] = content_type
+        response["X-Content-Type-Options"] = "nosniff"  # the browser keeps the type we sniffed
         return response
     if op.body is not None:
         content, content_type = op.body(payload)
@@ -153,6 +162,10 @@ def endpoint(*, public: bool = False, **methods: Op) -> Callable[..., Any]:
     attrs["ops"] = dict(methods)  # read by the OpenAPI schema (ctx/api/schema.py)
     if any(op.text is not None for op in methods.values()):
         attrs["renderer_classes"] = [JSONRenderer, PlainTextRenderer]
+    if any(op.upload is not None for op in methods.values()):
+        # A multipart form's files go to temporary files past 2.5 MB, not into memory; a raw
+        # body is read by the Op's own `upload` (request.data is never touched for it).
+        attrs["parser_classes"] = [MultiPartParser]
     if public:
         attrs["authentication_classes"] = []
         attrs["permission_classes"] = [AllowAny]

@@ -129,12 +129,26 @@ class OperationSchema(AutoSchema):
             if op.raw_body is not None:  # an upload: the bytes themselves
                 binary = {"schema": {"type": "string", "format": "binary"}}
                 return {"content": {"application/octet-stream": binary}, "required": True}
+            if op.upload is not None:  # a form: the bytes in `file`, the other fields beside
+                return {"content": self._upload_content(op), "required": True}
             schema = self._model_schema(op.model)
             for name in self._path_names():  # the path carries these, not the body
                 schema.get("properties", {}).pop(name, None)
                 if name in schema.get("required", []):
                     schema["required"].remove(name)
         return {"content": {"application/json": {"schema": schema}}, "required": True}
+
+    def _upload_content(self, op: Op) -> dict[str, Any]:
+        form = self._model_schema(op.model)
+        properties = form.get("properties", {})
+        binary = {"type": "string", "format": "binary"}
+        properties.pop("data", None)
+        form["properties"] = {"file": {**binary, "description": "The file."}, **properties}
+        form["required"] = ["file"]
+        return {
+            "multipart/form-data": {"schema": form},
+            "application/octet-stream": {"schema": binary},  # fields in the query string
+        }
 
     def _path_names(self) -> set[str]:
         return set(uritemplate.variables(self.path))
@@ -168,8 +182,8 @@ class OperationSchema(AutoSchema):
         return responses
 
     def _success_content(self, op: Op) -> dict[str, Any]:
-        if op.body is not None or op.file is not None:  # a raw answer (a file, an archive)
-            return {"content": {"application/octet-stream": {"schema": {}}}}
+        if op.body is not None or (op.file is not None and not _json_too(op)):
+            return {"content": {"application/octet-stream": {"schema": {}}}}  # a file, an archive
         payload = self._payload_schema(op)
         envelope = {
             "type": "object",
@@ -181,6 +195,8 @@ class OperationSchema(AutoSchema):
         }
         if op.text is not None:
             content["text/plain"] = {"schema": {"type": "string"}}
+        if op.file is not None:  # the file when asked for, the envelope otherwise
+            content["application/octet-stream"] = {"schema": {}}
         return {"content": content}
 
     def _payload_schema(self, op: Op) -> dict[str, Any] | None:
@@ -195,6 +211,11 @@ class OperationSchema(AutoSchema):
             log.debug("no payload schema for %s: %s", op.operation.__qualname__, exc)
             return None
         return self._hoisted(schema)
+
+
+def _json_too(op: Op) -> bool:
+    """Whether a file-answering operation answers JSON too (its input has a `download` flag)."""
+    return "download" in op.model.model_fields
 
 
 def _statuses(op: Op) -> tuple[str, ...]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.urls import path
 
 from ctx.api import (
+    blobs,
     briefing,
     dream,
     index,
@@ -83,4 +84,8 @@ urlpatterns = [
     path("api/index/search", index.search),
     path("api/index/sources", index.sources),
     path("api/index/sources/<path:label>", index.source),  # a label may hold slashes
+    path("api/blob/store", blobs.blob_store),  # before {id}; ctx/guards.py knows this path
+    path("api/blob/search", blobs.blob_search),
+    path("api/blob/manage", blobs.BlobManageView.as_view()),
+    path("api/blob/<str:id>", blobs.blob),
 ]

@@ -27,6 +27,7 @@ with `save_insight`: a duplicate is refused with the existing id, a close one su
 - To keep a large document (docs, an API reference, JSON, a page) out of the conversation, \
 `index` it once under a label and ask `index_search` for focused snippets with several queries \
 at once.
+- Files the user attached (blobs) are found with `blob_search` and read with `blob_get`.
 - `facts` lists what was learned from stored notes and conversations (preferences, facts, \
 decisions, tasks), each with the quoted evidence and its sources; `as_of` shows an earlier state.
 - At the start of a session call `get_preferences` (or read `preferences://active`): the \
@@ -258,4 +259,19 @@ RETURNS: per query `hits` (source, title, block_id, rung, score, snippet), `corr
 `terms` per source (distinctive words to query next); `truncated` when the answer hit its cap.
 EXAMPLE: {"queries": ["retry policy", "timeout setting"], "limit": 3}; \
 {"queries": ["auth header"], "source": "api.json"}""",
+    "blob_search": """\
+Find files attached to the memory (blobs: PDFs, images, notes, data files) by words of their \
+name or text, a part of the name, a content type or family, and tags.
+WHEN: the user mentions a file, a screenshot, an attachment or a document they uploaded.
+WHEN NOT: knowledge blocks (use `query` or `search`); indexed documents (use `index_search`).
+RETURNS: `blobs` newest first (id, name, content_type, size, scope, tags, block, sensitivity, \
+`snippet` of the text); `count`.
+EXAMPLE: {"query": "invoice march"}; {"content_type": "image/", "tags": ["ui"]}""",
+    "blob_get": """\
+Read an attached file: its metadata and its extracted text (text, Markdown, JSON, CSV, XML; \
+up to `max_chars`, default 20000). Never the raw bytes: a binary file shows no text.
+WHEN: you need what a file found with `blob_search` says.
+WHEN NOT: the file's bytes (a download over HTTP, outside this conversation).
+RETURNS: `blob` (as in blob_search), `text`, `text_truncated`; `hint` when the text is masked.
+EXAMPLE: {"id": "6f1c2d9e-…", "max_chars": 5000}""",
 }

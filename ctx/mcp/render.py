@@ -297,3 +297,32 @@ def index_search(p: Payload) -> str:
     tail = f"\n\nDistinctive terms: {terms}" if terms else ""
     cut = "\n\n(answer capped: ask fewer queries or a lower limit)" if p["truncated"] else ""
     return "\n\n".join(parts) + tail + cut
+
+
+def _blob_line(b: Payload) -> str:
+    tags = f" · tags {', '.join(b['tags'])}" if b.get("tags") else ""
+    block = f" · block {b['block']}" if b.get("block") else ""
+    return (
+        f"{b['name']} ({b['content_type']}, {b['size']} bytes)\n"
+        f"id {b['id']} · scope {b['scope']} · sensitivity {b['sensitivity']}{tags}{block}"
+    )
+
+
+def blob_search(p: Payload) -> str:
+    if not p["blobs"]:
+        return "No blobs match."
+    rows = [
+        f"{i}. {_blob_line(b)}" + (f"\n{fence(b['snippet'])}" if b.get("snippet") else "")
+        for i, b in enumerate(p["blobs"], start=1)
+    ]
+    return "\n\n".join(rows) + "\n\nCall `blob_get` with an id to read a file's text."
+
+
+def blob_get(p: Payload) -> str:
+    head = _blob_line(p["blob"])
+    if p.get("hint"):
+        return f"{head}\n\n{p['hint']}"
+    if not p["text"]:
+        return f"{head}\n\nNo text: a binary file (its bytes are for HTTP, not this conversation)."
+    cut = "\n\n(text cut: ask with a higher max_chars)" if p["text_truncated"] else ""
+    return f"{head}\n\n{fence(p['text'])}{cut}"

@@ -12,6 +12,7 @@ from typing import Any, NotRequired, Required, get_type_hints
 
 from typing_extensions import TypedDict
 
+from blobs import operations as blob_ops
 from briefing import payloads as bp
 from ctx.ops import history as hp
 from ctx.ops import payloads as p
@@ -56,3 +57,5 @@ ChangesOutput = output("ChangesOutput", bp.ChangesPayload)
 FactsOutput = output("FactsOutput", memory_payloads.FactListPayload)
 IndexOutput = output("IndexOutput", index_payloads.IndexPayload)
 IndexSearchOutput = output("IndexSearchOutput", index_payloads.SnippetSearchPayload)
+BlobSearchOutput = output("BlobSearchOutput", blob_ops.SearchPayload)
+BlobGetOutput = output("BlobGetOutput", blob_ops.GetPayload)

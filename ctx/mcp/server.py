@@ -77,6 +77,8 @@ TOOLS: tuple[ToolSpec, ...] = (
     # index replaces the label's earlier chunks, as store replaces a block.
     ToolSpec("index", "Index a document", tools.index, read_only=False, destructive=True),
     ToolSpec("index_search", "Search indexed documents", tools.index_search, read_only=True),
+    ToolSpec("blob_search", "Find attached files", tools.blob_search, read_only=True),
+    ToolSpec("blob_get", "Read an attached file's text", tools.blob_get, read_only=True),
 )
 
 

@@ -16,6 +16,7 @@ from mcp_types import CallToolResult
 from pydantic import WithJsonSchema
 from pydantic.fields import FieldInfo
 
+from blobs import operations as blob_ops
 from briefing import operations as briefing
 from ctx import channel, ratelimit
 from ctx.mcp import render, schemas
@@ -228,3 +229,9 @@ index = tool(
 index_search = tool(
     index_ops.search, index_ops.SearchInput, render.index_search, schemas.IndexSearchOutput
 )
+
+# Blobs: metadata and extracted text only; the bytes never enter a conversation.
+blob_search = tool(
+    blob_ops.blob_search, blob_ops.SearchInput, render.blob_search, schemas.BlobSearchOutput
+)
+blob_get = tool(blob_ops.blob_get, blob_ops.GetInput, render.blob_get, schemas.BlobGetOutput)

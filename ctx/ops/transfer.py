@@ -97,6 +97,7 @@ LEFT_OUT: dict[str, str] = {
     "profiles.activeprofile": "which profile a key uses: keys are not exported",
     "ingest.importjob": "a job's history, bound to the key that ran it",
     "retrieval.termstat": "recomputed from the blocks (the scope is marked stale)",
+    "blobs.blob": "its bytes live in the blob storage, not in the archive (not exported yet)",
 }
 _LABELS = frozenset(label for label, _ in PARTS)
 EMBEDDING_PARTS = frozenset({"retrieval.blockchunk"})  # left out with the embeddings

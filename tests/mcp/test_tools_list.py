@@ -15,6 +15,7 @@ READ_ONLY = {
     *("get_preferences", "list_profiles"),
     *("history", "get_context", "changes"),
     "index_search",
+    *("blob_search", "blob_get"),
 }
 DESTRUCTIVE = {"store", "update", "delete", "index"}
 # writes that destroy nothing: the knowledge writes never replace or delete (a repeat is

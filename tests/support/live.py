@@ -142,6 +142,7 @@ def shared(tmp_path_factory: Any) -> Iterator[LiveServer]:
         # Near-duplicate hints embed every stored text; they are dream's feature, tested there.
         "CTX_GUARD_HINTS": "false",
         "CTX_SECRETS_KEY": SECRETS_KEY,
+        "CTX_BLOB_DIR": str(folder / "blobs"),  # not the checkout's data directory
     }
     for server in start(name, settings.SECRET_KEY, folder / "uvicorn.log", **env):
         server.static_root = folder / "static"
