@@ -12,7 +12,7 @@ TABLE = "blobs_blob"
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("rls", "0009_refindex_policies"),
+        ("rls", "0010_linkset_policy"),
         ("blobs", "0001_initial"),
     ]
 
