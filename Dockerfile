@@ -5,6 +5,7 @@ WORKDIR /app
 # CPU-only torch first, from PyTorch's CPU index: the default wheel pulls CUDA builds.
 RUN pip install --no-cache-dir torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu
 COPY pyproject.toml README.md ./
+# Every package pyproject.toml installs (tests/ctx/test_dockerfile.py keeps the two lists equal).
 COPY ctx ctx
 COPY retrieval retrieval
 COPY dream dream
@@ -12,6 +13,12 @@ COPY secrets secrets
 COPY frontend frontend
 COPY rls rls
 COPY migrations migrations
+COPY memory memory
+COPY profiles profiles
+COPY ingest ingest
+COPY briefing briefing
+COPY refindex refindex
+COPY blobs blobs
 COPY manage.py ./
 RUN pip install --no-cache-dir .
 # Static files collected into the image (content-hashed, gzip and brotli variants): WhiteNoise
