@@ -66,6 +66,7 @@ PARTS: tuple[tuple[str, str], ...] = (
     ("retrieval.blockchunk", "scope__tenant"),
     ("retrieval.temporalanchor", "scope__tenant"),
     ("dream.link", "scope__tenant"),
+    ("dream.linkset", "scope__tenant"),  # the link sets a revert can put back
     ("dream.guardflag", "scope__tenant"),
     ("dream.dreamstate", "tenant"),
     ("dream.dreamtenant", "tenant"),
