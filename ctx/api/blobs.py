@@ -12,12 +12,10 @@ from typing import IO, Any
 
 from django.http import QueryDict
 from rest_framework.request import Request
-from rest_framework.views import APIView
 
 from blobs import operations as ops
-from ctx.api.common import body
-from ctx.api.routing import READ, Op, created_or_ok, endpoint, handle
-from ctx.errors import CtxError, ErrorCode, ValidationFailed
+from ctx.api.routing import READ, Op, action_view, created_or_ok, endpoint
+from ctx.errors import ValidationFailed
 
 FORM = "multipart/form-data"
 
@@ -76,18 +74,4 @@ BLOB_ACTIONS: dict[str, Op] = {
 }
 
 
-class BlobManageView(APIView):
-    """`POST /api/blob/manage`: `{"action": "update"|"delete", "id": …}`."""
-
-    throttle_classes: list[Any] = []  # each action spends its own bucket (routing.handle)
-    ops_by_action = BLOB_ACTIONS  # one request body per action in the OpenAPI schema
-
-    def post(self, request: Request) -> Any:
-        action = body(request).get("action")
-        op = BLOB_ACTIONS.get(action) if isinstance(action, str) else None
-        if op is None:
-            raise CtxError(
-                f"Unknown action; use one of: {', '.join(BLOB_ACTIONS)}.",
-                code=ErrorCode.UNKNOWN_ACTION,
-            )
-        return handle(request, "post", op, {}, drop=("action",))
+BlobManageView = action_view(BLOB_ACTIONS)  # `{"action": "update"|"delete", "id": …}`

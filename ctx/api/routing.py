@@ -30,6 +30,7 @@ from rest_framework.views import APIView
 
 from ctx import ratelimit
 from ctx.api.common import body, ok, principal
+from ctx.errors import CtxError, ErrorCode
 from ctx.ops.inputs import Input
 
 READ, WRITE = ratelimit.READ, ratelimit.WRITE
@@ -171,3 +172,24 @@ def endpoint(*, public: bool = False, **methods: Op) -> Callable[..., Any]:
         attrs["permission_classes"] = [AllowAny]
     view = type("OperationView", (APIView,), attrs)
     return view.as_view()  # type: ignore[attr-defined]
+
+
+def action_view(actions: Mapping[str, Op]) -> type[APIView]:
+    """A POST endpoint whose body's `action` chooses the operation (`/api/manage`,
+    `/api/blob/manage`); an unknown action is 400 `unknown_action` naming the known ones."""
+
+    class ActionView(APIView):
+        throttle_classes: list[Any] = []  # each action spends its own bucket (handle)
+        ops_by_action = actions  # one request body per action in the OpenAPI schema
+
+        def post(self, request: Request) -> Response | HttpResponseBase:
+            action = body(request).get("action")
+            op = actions.get(action) if isinstance(action, str) else None
+            if op is None:
+                raise CtxError(
+                    f"Unknown action; use one of: {', '.join(actions)}.",
+                    code=ErrorCode.UNKNOWN_ACTION,
+                )
+            return handle(request, "post", op, {}, drop=("action",))
+
+    return ActionView

@@ -5,15 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from django.http import HttpRequest, JsonResponse
-from django.http.response import HttpResponseBase
 from drf_spectacular.views import SpectacularAPIView
 from rest_framework.permissions import AllowAny
-from rest_framework.request import Request
-from rest_framework.views import APIView
 
-from ctx.api.common import body
-from ctx.api.routing import READ, WRITE, Op, created, created_or_ok, endpoint, handle
-from ctx.errors import CtxError, ErrorCode
+from ctx.api.routing import READ, WRITE, Op, action_view, created, created_or_ok, endpoint
 from ctx.ops import blocks, history, search, tenancy
 from ctx.ops import health as health_ops
 from dream import operations as dream_ops
@@ -52,19 +47,7 @@ MANAGE_ACTIONS: dict[str, Op] = {
 }
 
 
-class ManageView(APIView):
-    throttle_classes: list[Any] = []  # each action spends its own bucket (routing.handle)
-    ops_by_action = MANAGE_ACTIONS  # one request body per action in the OpenAPI schema
-
-    def post(self, request: Request) -> HttpResponseBase:
-        action = body(request).get("action")
-        op = MANAGE_ACTIONS.get(action) if isinstance(action, str) else None
-        if op is None:
-            raise CtxError(
-                f"Unknown action; use one of: {', '.join(MANAGE_ACTIONS)}.",
-                code=ErrorCode.UNKNOWN_ACTION,
-            )
-        return handle(request, "post", op, {}, drop=("action",))
+ManageView = action_view(MANAGE_ACTIONS)
 
 
 class SchemaView(SpectacularAPIView):
