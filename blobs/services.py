@@ -130,3 +130,20 @@ def file_follows_row(sender: type[Blob], instance: Blob, **kwargs: Any) -> None:
     both. Storage housekeeping, not a rule: connected in BlobsConfig.ready."""
     name = instance.storage_name
     transaction.on_commit(lambda: selectors.storage().delete(name))
+
+
+class ArchiveFiles:
+    """A blob's bytes in a tenant archive (ctx.hooks.ARCHIVE_FILES)."""
+
+    def read(self, blob: Blob) -> bytes:
+        with selectors.storage().open(blob.storage_name, "rb") as handle:
+            data: bytes = handle.read()
+        return data
+
+    def write(self, blob: Blob, data: bytes) -> None:
+        store = selectors.storage()
+        if store.exists(blob.storage_name):  # a leftover under the row's own name
+            store.delete(blob.storage_name)
+        saved = store.save(blob.storage_name, ContentFile(data))
+        if saved != blob.storage_name:  # the storage chose another name: the row follows it
+            Blob.objects.filter(pk=blob.pk).update(storage_name=saved)

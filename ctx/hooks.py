@@ -121,3 +121,8 @@ class Registry(Generic[F]):
 
 # Retrieval stages after fusion (retrieval/stages.py): `name -> Stage class`.
 QUERY_STAGES: Registry[Any] = Registry("query stage")
+
+# Files that live beside a model's rows (blob bytes in the blob storage), carried by tenant
+# archives (ctx/ops/transfer.py): `label -> object` with `read(row) -> bytes` at export and
+# `write(row, data)` after a restore committed.
+ARCHIVE_FILES: Registry[Any] = Registry("archive file")

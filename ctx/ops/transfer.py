@@ -67,6 +67,7 @@ PARTS: tuple[tuple[str, str], ...] = (
     ("retrieval.temporalanchor", "scope__tenant"),
     ("dream.link", "scope__tenant"),
     ("dream.linkset", "scope__tenant"),  # the link sets a revert can put back
+    ("blobs.blob", "scope__tenant"),  # with each file's bytes (FILE_FIELD)
     ("dream.guardflag", "scope__tenant"),
     ("dream.dreamstate", "tenant"),
     ("dream.dreamtenant", "tenant"),
@@ -98,7 +99,6 @@ LEFT_OUT: dict[str, str] = {
     "profiles.activeprofile": "which profile a key uses: keys are not exported",
     "ingest.importjob": "a job's history, bound to the key that ran it",
     "retrieval.termstat": "recomputed from the blocks (the scope is marked stale)",
-    "blobs.blob": "its bytes live in the blob storage, not in the archive (not exported yet)",
 }
 _LABELS = frozenset(label for label, _ in PARTS)
 EMBEDDING_PARTS = frozenset({"retrieval.blockchunk"})  # left out with the embeddings
@@ -131,14 +131,21 @@ def _encode(f: models.Field[Any, Any], value: Any) -> Any:
     return value
 
 
+FILE_FIELD = "_file"  # a row's file (hooks.ARCHIVE_FILES), base64, beside its columns
+
+
 def _rows(label: str, lookup: str, tenant: Tenant, embeddings: bool) -> Iterator[dict[str, Any]]:
     model = apps.get_model(label)
     cols = _fields(model)
     if not embeddings:
         cols = [f for f in cols if f.name != "embedding"]
+    files = hooks.ARCHIVE_FILES.as_dict().get(label)
     qs = model._base_manager.filter(**{lookup: tenant}).order_by("pk")
     for obj in qs.iterator(chunk_size=BATCH):
-        yield {f.attname: _encode(f, f.value_from_object(obj)) for f in cols}
+        row = {f.attname: _encode(f, f.value_from_object(obj)) for f in cols}
+        if files is not None:
+            row[FILE_FIELD] = base64.b64encode(files.read(obj)).decode("ascii")
+        yield row
 
 
 Progress = Callable[[int], None]  # told the rows done so far (a progress display)
@@ -373,6 +380,30 @@ def _insert(label: str, rows: list[dict[str, Any]], target: Target, counts: Coun
             "delete the tenant first, or restore into another server."
         )
     model._base_manager._insert(objs, fields=cols, raw=True)
+    _files_after_commit(label, rows, objs)
+
+
+def _files_after_commit(label: str, rows: list[dict[str, Any]], objs: list[models.Model]) -> None:
+    """The rows' files, written once the restore committed (a rolled-back restore leaves
+    none behind). A row the archive names without its file is refused as a whole."""
+    files = hooks.ARCHIVE_FILES.as_dict().get(label)
+    if files is None:
+        return
+    by_pk = {str(o.pk): o for o in objs}
+    pending = []
+    for row in rows:
+        obj = by_pk.get(str(row.get("id")))
+        if obj is None:
+            continue
+        encoded = row.get(FILE_FIELD)
+        if not isinstance(encoded, str):
+            raise BadArchive(f"{label} {row.get('id')} has no file.")
+        try:
+            data = base64.b64decode(encoded, validate=True)
+        except ValueError:
+            raise BadArchive(f"{label} {row.get('id')}: its file is not base64.") from None
+        pending.append((obj, data))
+    transaction.on_commit(lambda: [files.write(obj, data) for obj, data in pending])
 
 
 def _build(
