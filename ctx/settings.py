@@ -196,12 +196,9 @@ STORAGES = {
     "blobs": blob_storage(CTX, DATA_DIR),
 }
 
-# Bodies over CTX_MAX_BODY_BYTES are refused before Django reads them (ctx.guards.BodyLimit),
-# except on the paths allowed more (the document index: refindex/config.py); Django's own
-# check, at the largest of those sizes, never fires first.
-DATA_UPLOAD_MAX_MEMORY_SIZE = max(
-    CTX["CTX_MAX_BODY_BYTES"], 2 * CTX["CTX_INDEX_MAX_BYTES"] + 64 * 1024
-)
+# Bodies over CTX_MAX_BODY_BYTES are refused before Django reads them (ctx.guards.BodyLimit);
+# Django's own check, at the same size, never fires first.
+DATA_UPLOAD_MAX_MEMORY_SIZE = CTX["CTX_MAX_BODY_BYTES"]
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["ctx.auth.ApiKeyAuthentication"],
