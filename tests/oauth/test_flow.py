@@ -22,6 +22,7 @@ TOOLS = {
     *("save_decision", "save_error_solution", "save_insight"),
     *("get_preferences", "list_profiles", "record_signal"),
     *("history", "get_context", "changes"),
+    *("blob_search", "blob_get"),
 }
 
 
