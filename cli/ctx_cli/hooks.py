@@ -217,7 +217,10 @@ def store_markers(
 def status_line(client: Client) -> str:
     """`ctx ● 1,234 blocks · acme:main · 58/60 reads`: the last part, the key's rate-limit
     headroom, only when the server limits rates. CliError when the server cannot say."""
-    stats = client.post("/api/manage", {"action": "stats"}).get("stats", {})
+    # Counts only: Dream's backlog is a scan of the scope (~135 ms at 92k blocks), past the
+    # status line's time budget.
+    body = {"action": "stats", "counts_only": True}
+    stats = client.post("/api/manage", body).get("stats", {})
     me = client.get("/api/whoami")
     line = f"ctx ● {int(stats.get('blocks', 0)):,} blocks · {me.get('home_scope')}"
     reads = (me.get("rate_limit") or {}).get("read")

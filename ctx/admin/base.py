@@ -27,6 +27,7 @@ from ctx.models import Scope
 from ctx.permissions import is_server_admin
 from ctx.principal import Principal
 from ctx.selectors import int_pk
+from ctx.shared import SHARED_SCOPE, SHARED_TENANT
 
 SHOWN_ONCE = "ctx_admin_shown_once"
 
@@ -59,9 +60,15 @@ class OperationForm(forms.ModelForm):
             self.add_error(field if field in self.fields else None, exc.message)
 
 
+def is_shared(scope: Scope) -> bool:
+    """The server-wide `shared` scope goes by its plain name for every tenant's keys."""
+    return scope.name == SHARED_SCOPE and scope.tenant.name == SHARED_TENANT
+
+
 def scope_label(scope: Scope, principal: Principal) -> str:
-    """A scope as the operator names it: `tenant/scope` when it is another tenant's."""
-    if scope.tenant_id == principal.tenant_id:
+    """A scope as the operator names it: `tenant/scope` when it is another tenant's, plain
+    `shared` for the server-wide scope (the name every key uses for it)."""
+    if scope.tenant_id == principal.tenant_id or is_shared(scope):
         return scope.name
     return f"{scope.tenant.name}/{scope.name}"
 

@@ -17,6 +17,7 @@ from ctx.admin.base import (
     OperatorAdmin,
     ScopeChoice,
     ScopesChoice,
+    is_shared,
     offer_scopes,
     result_of,
     show_once,
@@ -27,7 +28,7 @@ from ctx.models import ApiKey, Block, Scope, Tenant
 from ctx.ops import tenancy as ops
 from ctx.permissions import is_server_admin
 from ctx.principal import Principal
-from ctx.shared import SHARED_SCOPE, SHARED_TENANT, shared_scope
+from ctx.shared import shared_scope
 
 # --- tenants -----------------------------------------------------------------------------------
 
@@ -222,14 +223,9 @@ def _names(principal: Principal, tenant: Tenant, scopes: Any) -> list[str]:
     """Scope names within the key's tenant; another tenant's scope keeps its tenant in front,
     so the operation refuses it (no other tenant's scope of the same name is picked)."""
     return [
-        s.name if s.tenant_id == tenant.pk or _is_shared(s) else f"{s.tenant.name}/{s.name}"
+        s.name if s.tenant_id == tenant.pk or is_shared(s) else f"{s.tenant.name}/{s.name}"
         for s in scopes
     ]
-
-
-def _is_shared(scope: Scope) -> bool:
-    """The server-wide `shared` scope goes by its plain name for every tenant's keys."""
-    return scope.name == SHARED_SCOPE and scope.tenant.name == SHARED_TENANT
 
 
 class KeyScopesForm(OperationForm):
@@ -256,6 +252,10 @@ class KeyScopesForm(OperationForm):
             ]
         )
         offer_scopes(self, p, ids)
+        if not is_server_admin(p):  # not offered what saving would refuse
+            for name in ("write_scopes", "home_scope"):
+                field = cast(ScopesChoice | ScopeChoice, self.fields[name])
+                field.queryset = field.queryset.exclude(pk=shared_scope().pk)
 
 
 class KeyAddForm(KeyScopesForm):

@@ -28,7 +28,7 @@ scope_create = endpoint(post=Op(tenancy.scope_create, tenancy.ScopeCreateInput, 
 
 # /api/manage's actions: each one operation with its input and bucket.
 MANAGE_ACTIONS: dict[str, Op] = {
-    "stats": Op(blocks.stats, blocks.ScopesInput, bucket=READ),
+    "stats": Op(blocks.stats, blocks.StatsInput, bucket=READ),
     "get": Op(blocks.get, blocks.GetInput, bucket=READ),
     "list-categories": Op(blocks.categories, blocks.ScopesInput, bucket=READ),
     "recent": Op(blocks.recent, blocks.RecentInput, bucket=READ),

@@ -160,7 +160,7 @@ categories = tool(
     schemas.CategoriesOutput,
     only=("scopes",),
 )
-stats = tool(blocks.stats, blocks.ScopesInput, render.stats, schemas.StatsOutput, only=("scopes",))
+stats = tool(blocks.stats, blocks.StatsInput, render.stats, schemas.StatsOutput, only=("scopes",))
 get_preferences = tool(
     profile_ops.preferences, profile_ops.ActiveInput, render.preferences, schemas.PreferencesOutput
 )

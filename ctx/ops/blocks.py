@@ -226,11 +226,22 @@ def categories(principal: Principal, data: ScopesInput) -> p.CategoriesPayload:
     return {"categories": selectors.categories(principal, scope_ids)}  # type: ignore[typeddict-item]
 
 
-def stats(principal: Principal, data: ScopesInput) -> p.StatsPayload:
+class StatsInput(ScopesInput):
+    counts_only: Annotated[
+        bool,
+        BoolParam(
+            "Only the block counts, without other apps' sections such as Dream's backlog "
+            "(quick on large scopes: what the status line asks)."
+        ),
+    ] = False
+
+
+def stats(principal: Principal, data: StatsInput) -> p.StatsPayload:
     scope_ids = selectors.readable_scope_ids(principal, data.names())
     found = selectors.block_stats(principal, scope_ids)
-    for section in hooks.STATS_SECTIONS:  # other apps' parts (dream's backlog)
-        found.update(section(scope_ids))
+    if not data.counts_only:
+        for section in hooks.STATS_SECTIONS:  # other apps' parts (dream's backlog)
+            found.update(section(scope_ids))
     return {"stats": found}
 
 

@@ -37,3 +37,20 @@ def test_it_lets_a_tenant_owner_grant_shared_read_only(keys: Keys) -> None:
 
     assert _change(keys.root, target, [shared.pk], [main.pk, shared.pk]) == 302
     assert Api(keys.member).get("/api/whoami")[1]["write_scopes"] == ["acme:main", "shared"]
+
+
+def _offered(raw: str, field: str) -> list[str]:
+    """The labels a key's add page offers in one scope box."""
+    form = sign_in(raw).get("/admin/ctx/apikey/add/").context["adminform"].form
+    return [str(label) for _, label in form.fields[field].choices if label != "---------"]
+
+
+def test_the_key_page_names_the_shared_scope_and_offers_writing_it_to_server_admins_only(
+    keys: Keys,
+) -> None:
+    assert "shared" in _offered(keys.owner, "read_scopes")
+    assert not any("_shared" in label for label in _offered(keys.owner, "read_scopes"))
+    assert "shared" not in _offered(keys.owner, "write_scopes")
+    assert "shared" not in _offered(keys.owner, "home_scope")
+    assert "acme:main" in _offered(keys.owner, "write_scopes")
+    assert "shared" in _offered(keys.root, "write_scopes")

@@ -122,6 +122,14 @@ def test_stats_shows_the_dream_backlog_with_the_next_hours_forecast(
     assert backlog(cast.outsider) == {**queue, "pickable_now": 0, "never_dreamed": 0}
 
 
+def test_stats_counts_only_leaves_the_backlog_out(cast: Cast) -> None:
+    """What the status line asks: the counts, without the backlog's scan of the scope."""
+    put("acme:main", "Alpha", "alpha", cos_mix(1.0))
+    status, body = cast.owner.post("/api/manage", {"action": "stats", "counts_only": True})
+    assert status == 200 and body["stats"]["blocks"] == 1
+    assert "dream" not in body["stats"]
+
+
 def test_it_shows_an_outsider_nothing_of_acme(cast: Cast) -> None:
     put("acme:main", "Alpha", "alpha", cos_mix(1.0))
     body = cast.outsider.get("/api/dream/stats")[1]
