@@ -255,7 +255,8 @@ class KeyScopesForm(OperationForm):
         if not is_server_admin(p):  # not offered what saving would refuse
             for name in ("write_scopes", "home_scope"):
                 field = cast(ScopesChoice | ScopeChoice, self.fields[name])
-                field.queryset = field.queryset.exclude(pk=shared_scope().pk)
+                offered = Scope.objects.filter(pk__in=ids).exclude(pk=shared_scope().pk)
+                field.queryset = offered.select_related("tenant").order_by("tenant__name", "name")
 
 
 class KeyAddForm(KeyScopesForm):
