@@ -179,6 +179,15 @@ KNOBS: tuple[Knob, ...] = (
         live=True,
     ),
     knob(
+        "CTX_QUERY_COSINE_FLOOR",
+        "float",
+        0.2,
+        "A query hit no query word matched is dropped below this cosine (0 keeps all).",
+        bounds=(0, 1),
+        live=True,
+        tenant=True,
+    ),
+    knob(
         "CTX_QUERY_DECOMPOSE",
         "bool",
         True,

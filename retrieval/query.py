@@ -25,7 +25,7 @@ from retrieval.fusion import ArmScores, candidates
 from retrieval.lexical import SearchParams
 from retrieval.llm import get_llm
 from retrieval.parallel import map_reads
-from retrieval.relevance import floored
+from retrieval.relevance import evidenced, floored
 from retrieval.search import (
     Hit,
     Retrieval,
@@ -279,14 +279,18 @@ def run_query(principal: Principal, params: QueryParams) -> QueryResult:
     mark = time.perf_counter()
     configured = knobs.value("CTX_QUERY_STAGES", principal.tenant_id)
     order = params.stages if params.stages is not None else configured
-    # The floor comes before confidence and synthesis: a dropped hit is not a source.
-    hits = floored(run_stages(qc, hits, tuple(order))[: sp.limit], sp.min_score)
+    pool = run_stages(qc, hits, tuple(order))
+    gap, lexical = confidence.pool_evidence([h.arms for h in pool])
+    # The floors come before confidence and synthesis: a dropped hit is not a source.
+    cosine_floor = knobs.value("CTX_QUERY_COSINE_FLOOR", principal.tenant_id)
+    hits = floored(evidenced(pool, cosine_floor)[: sp.limit], sp.min_score)
     timing["stages"] = _ms(mark)
     best = _best_cosine(hits[:3], qc.query_vector)
     cover = confidence.coverage(
         sp.query, [f"{h.block.title} {h.block.content}" for h in hits[:5] if h.block is not None]
     )
-    verdict = confidence.judge(hits=len(hits), best_cosine=best, term_coverage=cover)
+    evidence = confidence.Evidence(len(hits), best, cover, gap, lexical)
+    verdict = confidence.judge(evidence)
     answer, mode, mark = None, "retrieval", time.perf_counter()
     if params.synthesize:
         answer, mode = _synthesize(principal, sp.query, hits, verdict, qc.explain)
@@ -308,6 +312,8 @@ def run_query(principal: Principal, params: QueryParams) -> QueryResult:
             "temporal": temporal_query.describe(qc.temporal),
             "best_cosine": best,
             "term_coverage": round(cover, 3),
+            "semantic_gap": gap,
+            "lexical_candidates": lexical,
             "not_embedded_sensitivity": _not_embedded(hits),
             "hits": {
                 h.id: {"fused": round(h.fused, 6), "arms": h.arms, "score": round(h.score, 6)}

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from retrieval.confidence import LEXICAL_ARMS
 from retrieval.search import Hit
 
 PLACES = 6
@@ -25,6 +26,20 @@ def shares(scores: Sequence[float]) -> list[float]:
     if best <= 0:
         return [0.0] * len(scores)
     return [min(1.0, max(0.0, round(s / best, PLACES))) for s in scores]
+
+
+def evidenced(hits: Sequence[Hit], floor: float) -> list[Hit]:
+    """The hits that carry evidence: a word of the query matched (a full-text or title arm
+    found it) or its cosine reaches `floor`. A hit only the semantic arm found below the floor
+    is noise (the arm ranks every block, down to cosines of 0.02). Hits a stage added without
+    arms (graph neighbours) keep their place: the stage had its own reason."""
+    return [
+        h
+        for h in hits
+        if not h.arms
+        or LEXICAL_ARMS.intersection(h.arms)
+        or h.arms.get("semantic", {}).get("score", 1.0) >= floor
+    ]
 
 
 def floored(hits: Sequence[Hit], min_score: float | None = None) -> list[Hit]:

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from retrieval import indexing
@@ -51,6 +53,57 @@ def test_it_reports_confidence_from_corpus_independent_signals(cast: Cast) -> No
     bad = cast.owner.post("/api/query", {"query": "quantum chromodynamics lattice gluons"})[1]
     assert bad["confidence"] in ("no_relevant_blocks_found", "low_confidence")
     assert bad["confidence"] != "confident"
+
+
+def _more_notes(cast: Cast) -> None:
+    notes = {
+        "Lorem": "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod.",
+        "Gym": "Leg day is Thursday; the squat rack opens at seven.",
+        "Books": "Reading the second volume of the trilogy, slowly.",
+        "Garden": "The tomatoes need watering every other evening in July.",
+        "Taxes": "The tax return is due at the end of May this year.",
+    }
+    for title, content in notes.items():
+        cast.owner.store(category="notes", title=title, content=content)
+
+
+def test_letter_soup_is_never_confident(cast: Cast) -> None:
+    """MiniLM gives letter soup cosines of 0.4-0.6 to any text: a cosine alone said
+    'confident' here. No word matched: at most low confidence (the lorem ipsum note stands
+    out for it), nothing relevant when nothing stands out."""
+    _seed(cast)
+    indexing.embed_pending(limit=100)
+    body = cast.owner.post("/api/query", {"query": "asdkjh qwepoi zzxx"})[1]
+    assert body["confidence"] == "no_relevant_blocks_found"
+    _more_notes(cast)
+    indexing.embed_pending(limit=100)
+    for query in ("asdkjh qwepoi zzxx", "qwerty uiop asdf"):
+        body = cast.owner.post("/api/query", {"query": query})[1]
+        assert body["confidence"] != "confident"
+
+
+def test_an_off_topic_question_is_not_confident(cast: Cast) -> None:
+    _seed(cast)
+    _more_notes(cast)
+    indexing.embed_pending(limit=100)
+    body = cast.owner.post("/api/query", {"query": "How tall is Mount Everest?"})[1]
+    assert body["confidence"] != "confident"
+
+
+def test_hits_without_evidence_are_dropped_below_the_cosine_floor(
+    cast: Cast, settings: Any
+) -> None:
+    """No word matched and a cosine under CTX_QUERY_COSINE_FLOOR: noise, not a source."""
+    _seed(cast)
+    _more_notes(cast)
+    indexing.embed_pending(limit=100)
+    ask = {"query": "automobile maintenance", "explain": True, "limit": 10}
+    body = cast.owner.post("/api/query", ask)[1]
+    arms = body["explain"]["hits"]
+    assert _titles(body)[0] == "Car service" and len(body["sources"]) < 8
+    assert all(h["arms"]["semantic"]["score"] >= 0.2 for h in arms.values())
+    settings.CTX = {**settings.CTX, "CTX_QUERY_COSINE_FLOOR": 0.0}
+    assert len(cast.owner.post("/api/query", ask)[1]["sources"]) == 8
 
 
 def test_it_says_nothing_was_found_in_an_empty_scope(cast: Cast) -> None:
