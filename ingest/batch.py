@@ -50,7 +50,7 @@ def _strings(name: str, items: int, length: int) -> BeforeValidator:
     )
 
 
-def _small_object(name: str, limit: int) -> BeforeValidator:
+def small_object(name: str, limit: int) -> BeforeValidator:
     def check(value: Any) -> dict[str, Any]:
         if value is None:
             return {}
@@ -95,7 +95,7 @@ class MessageIn(Input):
 
 class SourceIn(Input):
     path: Annotated[str, Text(1000, description="The file the sessions were read from.")]
-    cursor: Annotated[dict[str, Any], _small_object("cursor", MAX_CURSOR_BYTES)] = {}
+    cursor: Annotated[dict[str, Any], small_object("cursor", MAX_CURSOR_BYTES)] = {}
 
 
 Opt64 = Annotated[str | None, Text(64, required=False)]
@@ -104,8 +104,15 @@ Opt500 = Annotated[str | None, Text(500, required=False)]
 Opt1000 = Annotated[str | None, Text(1000, required=False)]
 
 
+ToolName = Annotated[
+    str,
+    BeforeValidator(_tool),
+    Field(max_length=32, description="The AI tool (claude-code, codex, …)."),
+]
+
+
 class SessionIn(Input):
-    tool: Annotated[str, BeforeValidator(_tool), Field(max_length=32)]
+    tool: ToolName
     external_id: Annotated[str, Text(200)]
     title: Opt500 = None
     project_root: Opt1000 = None
@@ -116,7 +123,7 @@ class SessionIn(Input):
     parent_external_id: Opt200 = None
     is_sidechain: Flag = False
     replaces_earlier: Flag = False
-    meta: Annotated[dict[str, Any], _small_object("meta", MAX_META_BYTES)] = {}
+    meta: Annotated[dict[str, Any], small_object("meta", MAX_META_BYTES)] = {}
     source: SourceIn | None = None
     messages: list[MessageIn] = []
 

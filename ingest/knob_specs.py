@@ -1,5 +1,5 @@
-"""Conversation memory's knobs: transcript windows, import bounds, session search and the
-knowledge writes' dedupe thresholds (docs/conversations.md).
+"""Conversation memory's knobs: transcript windows, import bounds, session search, the hook
+event log and the knowledge writes' dedupe thresholds (docs/conversations.md).
 
 Pure data, read before Django starts (ctx.config collects every app's KNOBS); one line of help
 per knob, shown by `manage.py config` and docs/settings.md.
@@ -66,6 +66,27 @@ KNOBS: tuple[Knob, ...] = (
         3,
         "Most windows one session contributes to a session search.",
         bounds=(1, 20),
+    ),
+    knob(
+        "CTX_SESSION_EVENTS_MAX",
+        "int",
+        500,
+        "Most hook events kept per session; past it the lowest priority, oldest, are dropped.",
+        bounds=(10, 100000),
+    ),
+    knob(
+        "CTX_SESSION_EVENTS_PER_BLOCK",
+        "int",
+        25,
+        "Hook events per searchable event block (a full block is written once).",
+        bounds=(1, 500),
+    ),
+    knob(
+        "CTX_SESSION_EVENTS_FLUSH_SECONDS",
+        "int",
+        300,
+        "Most seconds the open event block lags its events (each rewrite re-embeds it).",
+        bounds=(0, 86400),
     ),
     knob(
         "CTX_KNOWLEDGE_REJECT_AT",

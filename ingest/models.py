@@ -12,6 +12,20 @@ from django.db.models import Q
 from ctx.models import ApiKey, Block, Scope, ScopedQuerySet
 
 ROLES = ("user", "assistant", "tool", "system")
+# What a session event may be, in the order of ingest.events.PRIORITY (a test compares them).
+EVENT_KINDS = (
+    "rule",
+    "decision",
+    "task",
+    "error",
+    "user_prompt",
+    "file_edit",
+    "git",
+    "subagent",
+    "file_read",
+    "compact",
+    "session",
+)
 TOOL_RE = r"^[a-z0-9][a-z0-9._-]{0,31}$"
 
 
@@ -61,6 +75,10 @@ class Session(models.Model):
         Source, null=True, blank=True, on_delete=models.SET_NULL, related_name="sessions"
     )
     deleted_at = models.DateTimeField(null=True, blank=True)
+    # The hook event log (SessionEvent): the last sequence number given, and how many events
+    # the per-session cap has dropped so far.
+    event_seq = models.PositiveIntegerField(default=0)
+    events_dropped = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -173,3 +191,39 @@ class ImportJob(models.Model):
 
     def __str__(self) -> str:
         return f"import {self.id} ({self.status})"
+
+
+class SessionEvent(models.Model):
+    """One thing that happened in a live session, recorded by a hook (`ctx hook record`): a
+    prompt, a file read or edited, a task list, a decision, an error, a git command, a
+    subagent. Its text and data are already scrubbed of credentials. The resume snapshot is
+    built from these (ingest.snapshot); they are searchable through the session's event
+    blocks (ingest.eventlog)."""
+
+    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="events")
+    # The session's scope, copied as for messages: the policy tests it directly.
+    scope = models.ForeignKey(Scope, on_delete=models.CASCADE, related_name="+", db_index=False)
+    seq = models.PositiveIntegerField()  # 1, 2, … per session, in the order recorded
+    kind = models.CharField(max_length=16)
+    priority = models.PositiveSmallIntegerField()  # fixed per kind (ingest.events.PRIORITY)
+    text = models.TextField()
+    data = models.JSONField(default=dict, blank=True)
+    at = models.DateTimeField()
+    content_hash = models.CharField(max_length=64)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["session", "seq"], name="sessionevent_session_seq_uniq"
+            ),
+            models.CheckConstraint(
+                condition=Q(kind__in=EVENT_KINDS), name="sessionevent_kind_valid"
+            ),
+        ]
+        indexes = [
+            # The cap drops the lowest priority, oldest first.
+            models.Index(fields=["session", "priority", "seq"], name="sessionevent_drop_order"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.session_id}!{self.seq} {self.kind}"

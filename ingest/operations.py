@@ -1,17 +1,21 @@
 """Conversations as operations: import (a job), jobs, sessions (list, detail, delete, search),
-and the knowledge writes (decision, error solution, insight). Input bounds live here, once."""
+the knowledge writes (decision, error solution, insight), the hook event log and its resume
+snapshot. Input bounds live here, once."""
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any
 
 from pydantic import BeforeValidator, Field, WithJsonSchema
 
 from ctx import knobs, selectors
+from ctx.errors import TooLarge, ValidationFailed
 from ctx.ops.inputs import (
     BoolParam,
     Input,
     IntParam,
+    OneOf,
     QueryText,
     ScopeList,
     ScopeName,
@@ -21,10 +25,11 @@ from ctx.ops.inputs import (
 )
 from ctx.principal import Principal
 from ctx.services import writable_scope
-from ingest import knowledge, services
+from ingest import eventlog, events, knowledge, services, snapshot
 from ingest import payloads as p
 from ingest import selectors as ingest_selectors
-from ingest.batch import ImportInput, as_batch
+from ingest.batch import ImportInput, ToolName, as_batch
+from ingest.models import Session
 from ingest.search import search_sessions
 
 __all__ = ["ImportInput"]
@@ -248,3 +253,135 @@ def _first_sentence(text: str) -> str:
         if mark in flat[:200]:
             return flat[: flat.index(mark) + 1]
     return flat[:120]
+
+
+# --- the hook event log and the resume snapshot --------------------------------------------------
+
+MAX_EVENTS = 100  # per request
+MAX_EVENT_CHARS = 2_000
+MAX_EVENT_DATA_BYTES = 4_096
+SNAPSHOT_BYTES = 2_048
+
+
+def _event_count(value: Any) -> Any:
+    """Count before parsing: a batch over the bound is refused whole (413), unread."""
+    if not isinstance(value, list) or not value:
+        raise ValidationFailed("'events' must be a non-empty list.", details={"field": "events"})
+    if len(value) > MAX_EVENTS:
+        raise TooLarge(f"'events' has more than {MAX_EVENTS} items.")
+    return value
+
+
+def _event_text(value: Any) -> Any:
+    if isinstance(value, str) and len(value) > MAX_EVENT_CHARS:
+        raise TooLarge(f"An event's text is longer than {MAX_EVENT_CHARS} characters.")
+    return value
+
+
+def _event_data(value: Any) -> dict[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise ValidationFailed("'data' must be an object.", details={"field": "data"})
+    if len(json.dumps(value, default=str).encode()) > MAX_EVENT_DATA_BYTES:
+        raise TooLarge(f"An event's data is larger than {MAX_EVENT_DATA_BYTES} bytes.")
+    return value
+
+
+class EventIn(Input):
+    kind: Annotated[str, OneOf(events.KINDS, description="What happened.")]
+    text: Annotated[
+        str,
+        Text(MAX_EVENT_CHARS, description="A short text: the prompt, the path, the command."),
+        BeforeValidator(_event_text),  # runs first (pydantic: the last one does): 413, not 400
+    ]
+    data: Annotated[
+        dict[str, Any],
+        BeforeValidator(_event_data),
+        Field(description=f"Small JSON (≤ {MAX_EVENT_DATA_BYTES} bytes): a path, a task list."),
+    ] = {}
+    at: Annotated[When, Field(description="When it happened (default: now).")] = None
+
+
+MaxBytes = Annotated[
+    int | None,
+    IntParam(256, 16_384, description=f"Most bytes of the snapshot (default {SNAPSHOT_BYTES})."),
+]
+
+
+class EventsInput(Input):
+    tool: ToolName
+    external_id: Annotated[str, Text(200, description="The tool's own session id.")]
+    project_root: Annotated[
+        str | None, Text(1000, required=False, description="The session's working directory.")
+    ] = None
+    scope: ScopeName = None
+    events: Annotated[
+        list[EventIn],
+        BeforeValidator(_event_count),
+        Field(max_length=MAX_EVENTS, description="The events, oldest first."),
+    ]
+    snapshot: Annotated[
+        bool, BoolParam("Also build the resume snapshot (and make the events searchable now).")
+    ] = False
+    max_bytes: MaxBytes = None
+
+
+def events_record(principal: Principal, data: EventsInput) -> p.EventsPayload:
+    scope_id = writable_scope(principal, data.scope)
+    batch = [eventlog.NewEvent(e.kind, e.text, dict(e.data), e.at) for e in data.events]
+    done = eventlog.events_record(
+        principal=principal,
+        scope_id=scope_id,
+        scope=_scope_name(principal, scope_id),
+        session_fields={
+            "tool": data.tool,
+            "external_id": data.external_id,
+            "project_root": data.project_root or "",
+        },
+        batch=batch,
+        flush=data.snapshot,
+    )
+    payload: p.EventsPayload = {
+        "session": p.summary(done.session),
+        "stored": done.stored,
+        "duplicates": done.duplicates,
+        "dropped": done.dropped,
+        "blocks": done.blocks,
+    }
+    if done.skipped:
+        payload["skipped"] = done.skipped
+    elif data.snapshot:
+        payload["snapshot"] = _snapshot(done.session, data.max_bytes or SNAPSHOT_BYTES)
+    return payload
+
+
+class SnapshotInput(SessionInput):
+    max_bytes: MaxBytes = None
+
+
+def session_snapshot(principal: Principal, data: SnapshotInput) -> p.SnapshotPayload:
+    session = ingest_selectors.get_session_for(principal, data.id)
+    return _snapshot(session, data.max_bytes or SNAPSHOT_BYTES)
+
+
+def _snapshot(session: Session, max_bytes: int) -> p.SnapshotPayload:
+    lines = ingest_selectors.session_events(session)
+    head = snapshot.Head(
+        tool=session.tool,
+        external_id=session.external_id,
+        project=session.project_root.rstrip("/\\").replace("\\", "/").rsplit("/", 1)[-1],
+        events=len(lines),
+        dropped=session.events_dropped,
+    )
+    built = snapshot.build(head, lines, max_bytes)
+    return {
+        "session_id": session.pk,
+        "markdown": built.markdown,
+        "bytes": len(built.markdown.encode("utf-8")),
+        "max_bytes": max_bytes,
+        "events": len(lines),
+        "dropped": session.events_dropped,
+        "lines": built.lines,
+        "omitted": built.omitted,
+    }

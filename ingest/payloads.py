@@ -113,6 +113,27 @@ class KnowledgePayload(TypedDict, total=False):
     source_session: dict[str, Any] | None
 
 
+class SnapshotPayload(TypedDict):
+    session_id: int
+    markdown: str  # at most max_bytes bytes of UTF-8
+    bytes: int
+    max_bytes: int
+    events: int  # events kept for the session
+    dropped: int  # events the per-session cap dropped
+    lines: int  # lines of the snapshot
+    omitted: int  # lines left out to fit, the lowest priorities first
+
+
+class EventsPayload(TypedDict):
+    session: SessionSummary
+    stored: int
+    duplicates: int  # equal to one of the session's last five events: skipped
+    dropped: int  # dropped by the per-session cap (lowest priority, oldest first)
+    blocks: int  # searchable event blocks written
+    skipped: NotRequired[str]  # why nothing was recorded: "deleted"
+    snapshot: NotRequired[SnapshotPayload]
+
+
 def iso(moment: datetime | None) -> str | None:
     return moment.isoformat() if moment is not None else None
 

@@ -13,7 +13,8 @@ from django.db.models import F, QuerySet
 from ctx.errors import NotFound
 from ctx.principal import Principal
 from ctx.selectors import int_pk, row_for
-from ingest.models import ImportJob, Message, Session
+from ingest.events import Line
+from ingest.models import ImportJob, Message, Session, SessionEvent
 
 SESSION_NOT_FOUND = "Session not found."
 JOB_NOT_FOUND = "Job not found."
@@ -90,3 +91,12 @@ def sessions_by_id(principal: Principal, ids: list[int]) -> dict[int, Session]:
         .select_related("scope")
     )
     return {s.pk: s for s in rows}
+
+
+def session_events(session: Session) -> list[Line]:
+    """The session's kept hook events, oldest first."""
+    rows = SessionEvent.objects.filter(session=session).order_by("seq")
+    return [
+        Line(seq, kind, text, at, data)
+        for seq, kind, text, at, data in rows.values_list("seq", "kind", "text", "at", "data")
+    ]

@@ -20,8 +20,8 @@ from ctx.errors import FORBIDDEN_SCOPE_MESSAGE, CtxError, Forbidden
 from ctx.models import ApiKey
 from ctx.principal import Principal
 from ctx.selectors import principal_from_key
-from ingest import importer, scrub, windowing
-from ingest.models import ImportJob, Message, Session
+from ingest import eventlog, importer, scrub, windowing
+from ingest.models import ImportJob, Message, Session, SessionEvent
 from ingest.selectors import get_session_for
 
 log = logging.getLogger("ctx.ingest")
@@ -200,19 +200,23 @@ def _status(merge: importer.Merge) -> str:
 
 @transaction.atomic
 def session_delete(*, principal: Principal, session_id: object) -> dict[str, Any]:
-    """Remove a session's messages and windows (with their embeddings) and keep a tombstone, so
-    that a later import skips it unless asked to restore it. Same 404 for foreign ids."""
+    """Remove a session's messages, hook events and their blocks (with their embeddings) and
+    keep a tombstone, so that a later import skips it unless asked to restore it. Same 404 for
+    foreign ids."""
     session = get_session_for(principal, session_id, write=True)
     for hook in hooks.SESSIONS_REMOVED:  # what was derived from it goes first (facts)
         hook(principal, [session.pk])
-    windows = windowing.purge(principal, session)
+    windows = windowing.purge(principal, session) + eventlog.purge(principal, session)
     messages, _ = Message.objects.filter(session=session).delete()
+    SessionEvent.objects.filter(session=session).delete()
     Session.objects.filter(pk=session.pk).update(
         deleted_at=timezone.now(),
         title="",
         preview="",
         meta={},
         message_count=0,
+        event_seq=0,
+        events_dropped=0,
         updated_at=timezone.now(),
     )
     return {"id": session.pk, "messages": messages, "windows": windows}

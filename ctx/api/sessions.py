@@ -1,4 +1,5 @@
-"""The conversations API: import (a job), jobs, sessions, session search, knowledge writes."""
+"""The conversations API: import (a job), jobs, sessions, session search, knowledge writes, the
+hook event log and its resume snapshot."""
 
 from __future__ import annotations
 
@@ -32,6 +33,15 @@ session = endpoint(
     delete=Op(ops.session_delete, ops.SessionInput),
 )
 search = endpoint(post=Op(ops.sessions_search, ops.SearchInput, bucket=READ))
+events = endpoint(post=Op(ops.events_record, ops.EventsInput))
+snapshot = endpoint(
+    get=Op(
+        ops.session_snapshot,
+        ops.SnapshotInput,
+        bucket=READ,
+        text=lambda payload: str(payload["markdown"]),
+    )
+)
 decision = endpoint(post=Op(ops.save_decision, ops.DecisionInput, status=stored))
 error_solution = endpoint(post=Op(ops.save_error_solution, ops.ErrorSolutionInput, status=stored))
 insight = endpoint(post=Op(ops.save_insight, ops.InsightInput, status=stored))

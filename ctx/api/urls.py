@@ -73,7 +73,9 @@ urlpatterns = [
     path("api/sessions", sessions.sessions),
     path("api/sessions/import", sessions.import_),  # before {id}
     path("api/sessions/search", sessions.search),
+    path("api/sessions/events", sessions.events),  # before {id}
     path("api/sessions/<str:id>", sessions.session),
+    path("api/sessions/<str:id>/snapshot", sessions.snapshot),
     path("api/jobs/<str:id>", sessions.job),
     path("api/facts", memory.facts),
     path("api/facts/<str:id>", memory.fact),

@@ -84,6 +84,7 @@ PARTS: tuple[tuple[str, str], ...] = (
     ("ingest.session", "scope__tenant"),
     ("ingest.message", "scope__tenant"),
     ("ingest.window", "scope__tenant"),
+    ("ingest.sessionevent", "scope__tenant"),  # the hook event log
     ("memory.fact", "scope__tenant"),
     ("memory.entity", "scope__tenant"),
     ("memory.provenance", "scope__tenant"),

@@ -26,7 +26,7 @@ from dream.models import (
     LinkOrigin,
     LinkSet,
 )
-from ingest.models import ImportJob, Message, Session, Source, Window
+from ingest.models import ImportJob, Message, Session, SessionEvent, Source, Window
 from retrieval.models import BlockChunk, TemporalAnchor, TermStat
 from rls import context as rls
 from rls.role import ROLE
@@ -50,6 +50,7 @@ POLICED = [
     "ingest_message",
     "ingest_window",
     "ingest_importjob",
+    "ingest_sessionevent",
 ]
 # The scope of each policed table's rows, unfiltered: what a forgotten filter would return.
 SCOPES_OF = {
@@ -120,6 +121,16 @@ def _conversation_rows(scope: Scope, tag: str, block: Block) -> None:
         session=session, scope=scope, index=0, role="user", text=tag, content_hash="h"
     )
     Window.objects.create(session=session, scope=scope, first_index=0, last_index=0, block=block)
+    SessionEvent.objects.create(
+        session=session,
+        scope=scope,
+        seq=1,
+        kind="file_read",
+        priority=1,
+        text=tag,
+        at=block.updated_at,
+        content_hash="h",
+    )
     ImportJob.objects.create(scope=scope)
 
 
