@@ -283,6 +283,15 @@ def _hook_commands(sub: Subparsers) -> None:
     persist.add_argument("--project", help="project name (default: basename of the cwd)")
     persist.add_argument("--scope", help="scope to write (default: the key's home scope)")
     _add(sub, "statusline", "hooks:statusline", "one line for Claude Code's status bar")
+    hook = _group(sub, "hook", "Claude Code hooks that keep a session's log on the server")
+    record = _add(hook, "record", "hooks:record", "record the hook's event (JSON on stdin)")
+    record.add_argument("--scope", help="scope to write (default: the key's home scope)")
+    record.add_argument(
+        "--max-bytes",
+        type=bounded_int(256, 16384),
+        default=2048,
+        help="most bytes of the resume snapshot (default 2048)",
+    )
 
 
 def _group(sub: Subparsers, name: str, text: str) -> Subparsers:
@@ -517,7 +526,7 @@ GROUPS: tuple[tuple[Callable[[Subparsers], None], tuple[str, ...]], ...] = (
     (_search_commands, ("search", "query", "api")),
     (_ingest_command, ("ingest",)),
     (_sessions_commands, ("sessions",)),
-    (_hook_commands, ("brief", "persist", "statusline")),
+    (_hook_commands, ("brief", "persist", "statusline", "hook")),
     (_memory_commands, ("history", "changes")),
     (_dream_commands, ("dream", "guard", "digest", "graph")),
     (_secrets_commands, ("secrets", "mcp-stdio")),

@@ -1,4 +1,5 @@
-"""`ctx brief`, `ctx persist`, `ctx statusline`: the Claude Code hook commands.
+"""`ctx brief`, `ctx persist`, `ctx statusline`, `ctx hook record`: the Claude Code hook
+commands.
 
 Hook modes never fail an agent: errors go to stderr and the exit code stays 0.
 """
@@ -18,6 +19,7 @@ from ctx_cli.http import ApiError, Unreachable
 from ctx_cli.output import table
 
 HOOK_TIMEOUT = 5.0  # a session start waits for the briefing; a dead server must not stall it
+RECORD_TIMEOUT = 3.0  # `ctx hook record` runs after every tool call: never hold the agent long
 STATUS_TIMEOUT = 0.15  # per request: Claude Code refreshes the status line every ~300 ms
 
 
@@ -118,6 +120,79 @@ def _persist(args: argparse.Namespace, app: App) -> int:
     else:
         app.out.text("no [PERSIST:category:title] sections found")
     return 0
+
+
+# --- hook record ----------------------------------------------------------------------------
+
+
+def record(args: argparse.Namespace, app: App) -> int:
+    """Record the hook's event in the session's log; at SessionStart after a compaction, print
+    the resume snapshot as hook JSON. Always exits 0: failures are reported on stderr."""
+    try:
+        hook = core.read_hook_input()
+    except CliError as exc:
+        return _record_failed(app, exc)
+    try:
+        return _record(args, app, hook)
+    except CliError as exc:
+        if _resuming(hook):  # the server is away: inject the copy PreCompact kept, if any
+            _inject(_local_copy(app, hook))
+        return _record_failed(app, exc)
+
+
+def _record_failed(app: App, exc: CliError) -> int:
+    app.out.error(f"ctx hook record: {exc}")
+    return 0
+
+
+def _resuming(hook: dict[str, Any]) -> bool:
+    return hook.get("hook_event_name") == "SessionStart" and hook.get("source") == "compact"
+
+
+def _record(args: argparse.Namespace, app: App, hook: dict[str, Any]) -> int:
+    from ctx_cli import hook_events  # lazy: only this command needs it
+
+    event = hook_events.event_for(hook)
+    session_id = str(hook.get("session_id") or "")
+    if event is None or not session_id:
+        return 0
+    body: dict[str, Any] = {"tool": hook_events.TOOL, "external_id": session_id, "events": [event]}
+    if isinstance(hook.get("cwd"), str) and hook["cwd"]:
+        body["project_root"] = hook["cwd"]
+    if args.scope:
+        body["scope"] = args.scope
+    snapshot = hook_events.wants_snapshot(hook)
+    if snapshot:
+        body.update(snapshot=True, max_bytes=args.max_bytes)
+    answer = app.client(timeout=RECORD_TIMEOUT).post("/api/sessions/events", body)
+    markdown = str((answer.get("snapshot") or {}).get("markdown") or "")
+    if hook.get("hook_event_name") == "PreCompact" and markdown:
+        import time  # lazy: only PreCompact needs it
+
+        path = hook_events.snapshot_path(session_id, app.environ)
+        try:
+            hook_events.save_snapshot(path, markdown, time.time())
+        except OSError as exc:  # the server has it; the local copy is only a fallback
+            app.out.warn(f"ctx hook record: cannot keep the snapshot in {path}: {exc.strerror}")
+        sys.stderr.write(f"ctx: resume snapshot of {len(markdown.encode())} bytes built\n")
+    if _resuming(hook):
+        _inject(markdown)
+    return 0
+
+
+def _local_copy(app: App, hook: dict[str, Any]) -> str:
+    from ctx_cli import hook_events  # lazy: only this command needs it
+
+    session_id = str(hook.get("session_id") or "")
+    if not session_id:
+        return ""
+    return hook_events.load_snapshot(hook_events.snapshot_path(session_id, app.environ))
+
+
+def _inject(markdown: str) -> None:
+    """What SessionStart prints to add context (nothing when there is none)."""
+    if markdown:
+        sys.stdout.write(json.dumps(core.hook_output("SessionStart", markdown)) + "\n")
 
 
 # --- statusline ---------------------------------------------------------------------------
