@@ -15,6 +15,7 @@ Each hook event maps to at most one session event for `POST /api/sessions/events
 | SubagentStop | `subagent` (finished) |
 | PreCompact | `compact` (and the server builds the snapshot) |
 | SessionStart | `session` (with source `compact`: the snapshot comes back to inject) |
+| SessionEnd | `session` (ended: the reason; the open page of events is written out) |
 
 Anything else records nothing.
 """
@@ -143,13 +144,19 @@ def event_for(hook: Mapping[str, Any]) -> dict[str, Any] | None:
         return _event("compact", f"compaction ({hook.get('trigger') or 'auto'})")
     if name == "SessionStart":
         return _event("session", f"session {hook.get('source') or 'startup'}")
+    if name == "SessionEnd":
+        return _event("session", f"session ended ({hook.get('reason') or 'other'})")
     return None
 
 
 def wants_snapshot(hook: Mapping[str, Any]) -> bool:
-    """PreCompact has the server build it; SessionStart after a compaction injects it."""
+    """PreCompact has the server build it; SessionStart after a compaction injects it;
+    SessionEnd asks for it so that the server writes the open page of events (no later event
+    would bring its flush: the last minutes stayed out of search)."""
     name = hook.get("hook_event_name")
-    return name == "PreCompact" or (name == "SessionStart" and hook.get("source") == "compact")
+    if name in ("PreCompact", "SessionEnd"):
+        return True
+    return name == "SessionStart" and hook.get("source") == "compact"
 
 
 # --- the local copy of the snapshot --------------------------------------------------------

@@ -109,3 +109,20 @@ def test_it_never_stands_in_the_agents_way(cli: Cli, offline_cli: Cli) -> None:
     assert "> ship it" in context  # the copy PreCompact kept
     broken = offline_cli("hook", "record", stdin="{not json")
     assert (broken.returncode, broken.stdout) == (0, "") and "not JSON" in broken.stderr
+
+
+def test_session_end_writes_the_open_page_of_events_into_search(cli: Cli) -> None:
+    """Events after a page's first are written at the next flush; at the end of a session no
+    later event brings one, so SessionEnd has the server write the page at once."""
+    from ctx.models import Block
+
+    for body in HOOKS:
+        assert hook(cli, body).returncode == 0
+
+    def page() -> str:
+        return str(Block.objects.get(category="sessions/claude-code/events").content)
+
+    assert "retry uploads" not in page()  # still waiting for the flush interval
+    run = hook(cli, {"hook_event_name": "SessionEnd", "reason": "logout"})
+    assert (run.returncode, run.stdout) == (0, ""), run.stderr
+    assert "retry uploads" in page() and "session ended (logout)" in page()
