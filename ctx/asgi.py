@@ -37,6 +37,7 @@ from ctx import knobs  # noqa: E402
 from ctx.gate import RequestGate  # noqa: E402
 from ctx.guards import ASGIApp, BodyLimit, DatabaseUnavailable  # noqa: E402
 from ctx.mcp.app import with_mcp  # noqa: E402
+from refindex import config as index_config  # noqa: E402
 
 served: ASGIApp = DatabaseUnavailable(with_mcp(django_app))  # type: ignore[arg-type]
 if knobs.configured("CTX_DB_POOL"):  # as many requests at once as the pool has connections
@@ -45,4 +46,6 @@ if knobs.configured("CTX_DB_POOL"):  # as many requests at once as the pool has 
     )
 # Outermost: a body over the limit is refused before anything reads it or waits (ctx/guards.py).
 # The blob upload alone takes bodies up to the blob limit (and its form around the file).
-app = BodyLimit(served, knobs.configured("CTX_MAX_BODY_BYTES"), blob_config.body_allowances())
+# The blob upload and the document index take larger bodies (each up to its own limit).
+allowances = {**blob_config.body_allowances(), **index_config.body_allowances()}
+app = BodyLimit(served, knobs.configured("CTX_MAX_BODY_BYTES"), allowances)

@@ -29,7 +29,7 @@ from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
 from ctx import ratelimit
-from ctx.api.common import body, ok, principal
+from ctx.api.common import body, large_body, ok, principal
 from ctx.errors import CtxError, ErrorCode
 from ctx.ops.inputs import Input
 
@@ -61,6 +61,9 @@ class Op:
     # The raw input built from the request itself (a multipart form, or bytes and the query
     # string), instead of the JSON body: an upload with fields beside its bytes.
     upload: Callable[[Request], dict[str, Any]] | None = None
+    # A JSON body allowed above the server's body limit, up to this many bytes (the same
+    # allowance as the ASGI guard's for the path).
+    body_limit: Callable[[], int] | None = None
 
 
 class PlainTextRenderer(BaseRenderer):
@@ -106,6 +109,9 @@ def _input(
         return {op.raw_body: request.body, **path}
     if op.upload is not None:
         return {**op.upload(request), **path}
+    if op.body_limit is not None and method not in QUERY_STRING_METHODS:
+        source = large_body(request, op.body_limit())
+        return {**{k: v for k, v in source.items() if k not in drop}, **path}
     return raw_input(request, method, path, drop)
 
 

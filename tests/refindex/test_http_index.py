@@ -130,11 +130,18 @@ def test_it_rejects_unknown_fields_and_bad_types(cast: Cast) -> None:
     assert not Source.objects.exists()
 
 
-def test_it_answers_a_body_over_the_request_limit_with_413(cast: Cast, settings: Any) -> None:
+def test_it_takes_a_body_over_the_servers_limit_within_its_own(cast: Cast, settings: Any) -> None:
+    """The path's own limit (twice CTX_INDEX_MAX_BYTES plus 64 KiB, refindex/config.py), not
+    the server's body limit, bounds an index request; above its own, 413."""
     settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 70_000  # what CTX_MAX_BODY_BYTES sets
-    status, data = index(cast.owner, "word " * 20_000)
+    settings.CTX = {**settings.CTX, "CTX_INDEX_MAX_BYTES": 100_000}  # a body of up to 265,536
+    status, data = index(cast.owner, "word " * 20_000)  # 100 KB: over the server's limit
+    assert status == 201, data
+    status, data = cast.owner.post("/api/store", {"title": "t", "content": "word " * 20_000})
     assert status == 413 and data["error"]["code"] == "payload_too_large"
-    assert not Source.objects.exists()
+    status, data = index(cast.owner, "word " * 60_000, source="big.md")  # 300 KB
+    assert status == 413 and data["error"]["code"] == "payload_too_large"
+    assert list(Source.objects.values_list("label", flat=True)) == ["guide.md"]
 
 
 def test_it_refuses_to_overwrite_blocks_stored_by_hand_and_keeps_the_old_chunks(
