@@ -139,6 +139,13 @@ def _block_commands(sub: Subparsers) -> None:
     cats.add_argument("--scope", action="append", help="only these scopes (a,b)")
     stats = _add(sub, "stats", "blocks:stats", "block counts by scope and type")
     stats.add_argument("--scope", action="append", help="only these scopes (a,b)")
+    stats.add_argument(
+        "--session",
+        nargs="?",
+        const="",
+        metavar="ID",
+        help="this machine's session figures instead: bytes produced vs returned by local tools",
+    )
 
 
 MIN_SCORE = "leave out results scoring below this share of the best one's score (0-1)"
@@ -378,9 +385,28 @@ def _secrets_commands(sub: Subparsers) -> None:
     rm = _add(secrets, "rm", "secrets:secrets_rm", "delete a secret")
     rm.add_argument("name")
     rm.add_argument("--scope", help="scope (default: the key's home scope)")
-    _add(
+    bridge = _add(
         sub, "mcp-stdio", "mcp_stdio:mcp_stdio", "stdio MCP server forwarding to the server's /mcp"
     )
+    bridge.add_argument(
+        "--no-local", action="store_true", help="relay only: no local tools (execute, …)"
+    )
+    bridge.add_argument(
+        "--allow-private", action="store_true", help="fetch_and_index may fetch private addresses"
+    )
+    bridge.add_argument("--network", action="store_true", help="executed code keeps the network")
+
+
+def _exec_commands(sub: Subparsers) -> None:
+    run = _add(sub, "exec", "execute:execute", "run code in a local sandbox; large output indexed")
+    run.add_argument("code", nargs="?", help="the program (default or -: stdin)")
+    run.add_argument("--lang", "-l", help="shell (default), python, node, … (ctx runtimes)")
+    run.add_argument("--file", help="run this script (language from its extension)")
+    run.add_argument("--input", help="a data file: the program's stdin, its path in $INPUT_FILE")
+    run.add_argument("--timeout", type=bounded_int(1, 600), default=30, help="seconds (30)")
+    run.add_argument("--intent", help="what to look for: output over 5 KB is indexed and searched")
+    run.add_argument("--network", action="store_true", help="keep the network (default: off)")
+    _add(sub, "runtimes", "execute:runtimes", "languages ctx exec can run here, and the isolation")
 
 
 def _settings_commands(sub: Subparsers) -> None:
@@ -530,6 +556,7 @@ GROUPS: tuple[tuple[Callable[[Subparsers], None], tuple[str, ...]], ...] = (
     (_memory_commands, ("history", "changes")),
     (_dream_commands, ("dream", "guard", "digest", "graph")),
     (_secrets_commands, ("secrets", "mcp-stdio")),
+    (_exec_commands, ("exec", "runtimes")),
     (_blob_commands, ("blob",)),
     (_settings_commands, ("settings",)),
     (_manage_commands, ("keys", "mcp", "tenants")),

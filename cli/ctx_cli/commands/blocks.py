@@ -170,6 +170,10 @@ def _backlog(dream: dict[str, Any] | None) -> str:
 
 
 def stats(args: argparse.Namespace, app: App) -> int:
+    if getattr(args, "session", None) is not None:  # local figures: no request
+        from ctx_cli.commands.execute import session_stats
+
+        return session_stats(args, app)
     body = compact({"action": "stats", "scopes": split_list(args.scope)})
     app.out.emit(app.client().post("/api/manage", body), _render_stats)
     return 0

@@ -71,6 +71,9 @@ class Bridge:
         self._timeouts: tuple[type[Exception], ...] = (httpx.TimeoutException,)
         self.protocol_version: str | None = None  # negotiated by initialize; sent on later POSTs
         self.log_errors = True
+        self.local: Any = None  # ctx_cli.sandbox.local_tools.LocalTools, when enabled
+        self.local_names: frozenset[str] = frozenset()
+        self._relay_ids = 0
 
     def handle(self, line: bytes) -> list[Any]:
         """The messages to write back for one line read from the client (none for a
@@ -82,13 +85,54 @@ class Bridge:
         if not isinstance(message, dict):
             return [_error(None, INVALID_REQUEST, "Invalid request: batches are not supported")]
         msg_id = message.get("id") if "method" in message else None
+        local = self._local_call(message)
+        if local is not None:
+            return [{"jsonrpc": "2.0", "id": msg_id, "result": local}]
+        answers = self._forward(msg_id, line)
+        self._note_version(message, answers)
+        if self.local is not None and message.get("method") == "tools/list":
+            self._add_local_tools(message, answers)
+        return answers
+
+    def _forward(self, msg_id: Any, line: bytes) -> list[Any]:
         try:
             status, ctype, body = self._post(line)
         except CliError as exc:
             return self._fail(msg_id, exc.message)
-        answers = self._answers(msg_id, status, ctype, body)
-        self._note_version(message, answers)
-        return answers
+        return self._answers(msg_id, status, ctype, body)
+
+    def _local_call(self, message: dict[str, Any]) -> dict[str, Any] | None:
+        """The result of a `tools/call` of a local tool (ctx_cli.sandbox), else None."""
+        if self.local is None or message.get("method") != "tools/call":
+            return None
+        params = message.get("params")
+        name = params.get("name") if isinstance(params, dict) else None
+        if not isinstance(params, dict) or name not in self.local_names:
+            return None
+        result: dict[str, Any] = self.local.call(name, params.get("arguments"))
+        return result
+
+    def _add_local_tools(self, message: dict[str, Any], answers: list[Any]) -> None:
+        if (message.get("params") or {}).get("cursor"):
+            return  # later pages: the local tools came with the first
+        for answer in answers:
+            result = answer.get("result") if isinstance(answer, dict) else None
+            if isinstance(result, dict) and isinstance(result.get("tools"), list):
+                result["tools"] = self.local.extend(result["tools"])
+
+    def relay_call(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        """The server's result for a `tools/call` made by a local tool (`index`, `stats`)."""
+        self._relay_ids += 1
+        msg_id = f"ctx-bridge-{self._relay_ids}"
+        call = {"name": name, "arguments": arguments}
+        line = json.dumps({"jsonrpc": "2.0", "id": msg_id, "method": "tools/call", "params": call})
+        for answer in self._forward(msg_id, line.encode()):
+            if isinstance(answer, dict) and answer.get("id") == msg_id:
+                result = answer.get("result")
+                if isinstance(result, dict):
+                    return result
+                raise CliError(str((answer.get("error") or {}).get("message") or "no result"))
+        raise CliError(f"no answer from {self.url} for {name}")
 
     def _post(self, line: bytes) -> tuple[int, str, bytes]:
         headers = {"Content-Type": "application/json"}
@@ -186,8 +230,37 @@ def mcp_stdio(args: argparse.Namespace, app: App) -> int:
     if not cfg.key:
         raise CliError(NO_KEY)
     bridge = Bridge(cfg.base_url, cfg.key)
+    sandbox = None
+    if not getattr(args, "no_local", False):
+        sandbox = _local_tools(bridge, args, app)
     try:
         serve(bridge, sys.stdin.buffer, sys.stdout.buffer)
     finally:
         bridge.close()
+        if sandbox is not None:
+            sandbox.close()
     return 0
+
+
+def _local_tools(bridge: Bridge, args: argparse.Namespace, app: App) -> Any:
+    """Answer execute, execute_file, batch_execute, fetch_and_index, index and stats here
+    (docs/cli.md, "Local execution"); one bridge process is one stats session."""
+    import os
+    import time
+
+    from ctx_cli.sandbox import local_tools, stats
+    from ctx_cli.sandbox.core import Sandbox
+
+    cfg = app.config
+    session = app.environ.get(stats.SESSION_VARIABLE) or f"mcp-{os.getpid()}-{int(time.time())}"
+    sandbox = Sandbox(
+        base_url=cfg.base_url,
+        key=cfg.key,
+        session=session,
+        environ=app.environ,
+        allow_private=bool(getattr(args, "allow_private", False)),
+        network=bool(getattr(args, "network", False)),
+    )
+    bridge.local = local_tools.LocalTools(sandbox, bridge.relay_call)
+    bridge.local_names = local_tools.LOCAL
+    return sandbox
