@@ -35,17 +35,20 @@ def as_the_live_server(settings: Any) -> None:
 
 
 @asynccontextmanager
-async def bridge(url: str, key: str | None, errlog: Any = None, mode: str = "legacy") -> Any:
+async def bridge(
+    url: str, key: str | None, errlog: Any = None, mode: str = "legacy", *options: str
+) -> Any:
     env = {
         "PATH": os.environ.get("PATH", ""),
         "HOME": "/nonexistent",
         "XDG_CONFIG_HOME": "/nonexistent/ctx-test",
         "CTX_BASE_URL": url,
         "CTX_KEY": key or "",
-        "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
+        # The client package of this checkout (cli/), not whichever one is installed.
+        "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "cli"),
     }
     params = StdioServerParameters(
-        command=sys.executable, args=["-m", "ctx_cli.main", "mcp-stdio"], env=env
+        command=sys.executable, args=["-m", "ctx_cli.main", "mcp-stdio", *options], env=env
     )
     async with Client(stdio_client(params, errlog=errlog or sys.stderr), mode=mode) as client:
         yield client
@@ -65,10 +68,11 @@ def mcp_error(go: Any) -> MCPError:
 
 
 def test_it_lists_the_servers_tools_unchanged(live: LiveServer, live_cast: Cast) -> None:
+    """With --no-local, a pure relay: exactly the server's list."""
     key = live_cast.owner.key or ""
 
     async def go() -> Any:
-        async with bridge(live.url, key) as client:
+        async with bridge(live.url, key, None, "legacy", "--no-local") as client:
             return client.instructions, (await client.list_tools()).tools
 
     instructions, listed = asyncio.run(go())
@@ -78,6 +82,24 @@ def test_it_lists_the_servers_tools_unchanged(live: LiveServer, live_cast: Cast)
     ]
     assert [t.model_dump() for t in listed] == [t.model_dump() for t in direct]
     assert instructions == direct_instructions
+
+
+def test_it_lists_its_local_tools_after_the_servers(live: LiveServer, live_cast: Cast) -> None:
+    key = live_cast.owner.key or ""
+
+    async def go() -> Any:
+        async with bridge(live.url, key) as client:
+            return (await client.list_tools()).tools
+
+    listed = {t.name: t.model_dump() for t in asyncio.run(go())}
+    direct = {t.name: t.model_dump() for t in tools(live, key)[1]}
+    local = ["execute", "execute_file", "batch_execute", "fetch_and_index"]
+    assert list(listed) == [*direct, *local]
+    for name in set(direct) - {"index", "stats"}:
+        assert listed[name] == direct[name], name  # relayed unchanged
+    assert "path" in listed["index"]["input_schema"]["properties"]
+    assert "content" not in listed["index"]["input_schema"]["required"]
+    assert listed["execute"]["input_schema"]["required"] == ["language", "code"]
 
 
 def test_it_stores_and_queries_through_the_bridge(live: LiveServer, live_cast: Cast) -> None:
