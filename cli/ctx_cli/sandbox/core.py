@@ -43,6 +43,7 @@ class Sandbox:
         self.allow_private, self.network = allow_private, network
         self.hide = list(hide) if hide is not None else [config_path(environ).parent]
         self._client: Any = None
+        self.last_first_byte_ms: float | None = None  # of the last run (bench/execute.py)
 
     def client(self) -> Any:
         if self._client is None and self.key:
@@ -85,7 +86,7 @@ class Sandbox:
         if len(code) > MAX_CODE:
             raise ToolError(f"code: {len(code):,} characters, over {MAX_CODE:,}", code="too_large")
         try:
-            return runner.run(
+            result = runner.run(
                 code,
                 language,
                 limits=runner.Limits(timeout=timeout),
@@ -98,6 +99,8 @@ class Sandbox:
             )
         except LookupError as exc:
             raise ToolError(f"language: {exc}", code="bad_request") from None
+        self.last_first_byte_ms = result["first_byte_ms"]
+        return result
 
     def present(self, result: dict[str, Any], intent: str | None) -> dict[str, Any]:
         shrunk = shrink.shrink(result["stdout"], intent, self.client())

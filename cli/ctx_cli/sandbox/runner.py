@@ -295,7 +295,9 @@ def run(
 ) -> dict[str, Any]:
     """Run `code` and return what it printed (`stdout`, `stderr` as text), `exit_code`,
     `signal`, `timed_out`, `output_capped`, `duration_ms`, `first_byte_ms`, `limits` and
-    `isolation`. A language with no runtime on PATH raises LookupError."""
+    `isolation`; times count from the call (the sandbox's set-up included). A language with
+    no runtime on PATH raises LookupError."""
+    started = time.monotonic()
     tmp = _sandbox_dir()
     try:
         env = child_env(environ, tmp, known_secrets)
@@ -313,7 +315,7 @@ def run(
             extra["INPUT_FILE"] = str(copy)
             stdin_file = copy
         env.update(extra)
-        return _run(runtime, script, limits, cwd, env, hide, network, stdin_file)
+        return _run(runtime, script, limits, cwd, env, hide, network, stdin_file, started)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -327,6 +329,7 @@ def _run(
     hide: Sequence[Path],
     network: bool,
     stdin_file: Path | None,
+    started: float,
 ) -> dict[str, Any]:
     argv = [runtime.program, str(script)]
     prefix, hidden, isolation = _isolation(network, hide)
@@ -335,7 +338,6 @@ def _run(
         argv += [runtime.program, str(script)]
     uid = NOBODY if _drop_user() else os.getuid()
     nproc = _count_processes(uid) + limits.processes
-    started = time.monotonic()
     stdin = open(stdin_file, "rb") if stdin_file is not None else subprocess.DEVNULL  # noqa: SIM115
     try:
         proc = subprocess.Popen(  # noqa: S603 - the sandbox runs what it is given
