@@ -199,3 +199,20 @@ def test_it_lists_the_runtimes_it_found(sandbox_cli: Cli) -> None:
     languages = [r["language"] for r in payload["runtimes"]]
     assert {"shell", "python"} <= set(languages)
     assert set(payload["isolation"]) == {"namespaces", "network", "config_dir", "user"}
+
+
+def test_it_refuses_a_data_file_a_read_rule_denies(sandbox_cli: Cli, open_dir: Path) -> None:
+    project = open_dir / "project"
+    (project / ".claude").mkdir(parents=True)
+    deny = {"permissions": {"deny": ["Read(./.env)", "Read(./secrets/**)"]}}
+    (project / ".claude" / "settings.json").write_text(json.dumps(deny))
+    (project / ".env").write_text("API_TOKEN=tok-abcdef123456\n")
+    (project / "secrets").mkdir()
+    (project / "secrets" / "prod.json").write_text('{"password": "pw-123456789"}')
+    (project / "notes.txt").write_text("fine\n")
+    for name, rule in ((".env", "Read(./.env)"), ("secrets/prod.json", "Read(./secrets/**)")):
+        run = sandbox_cli("exec", "--input", name, "cat", cwd=project)
+        assert run.returncode == 1 and run.stdout == ""
+        assert f"path: blocked by the deny rule {rule} in " in run.stderr
+    code, payload, _ = _exec(sandbox_cli, "--input", "notes.txt", "cat", cwd=project)
+    assert code == 0 and payload["output"] == "fine\n"

@@ -65,7 +65,9 @@ def execute(args: argparse.Namespace, app: App) -> int:
     finally:
         sandbox.close()
     _show(app, payload)
-    sandbox.record("exec", payload.get("output_bytes", 0), len(str(payload.get("output", ""))))
+    printed = str(payload.get("output", "")) + str(payload.get("stderr", ""))
+    returned = len(printed.encode())
+    sandbox.record("exec", payload.get("output_bytes", 0), returned)
     return _exit_code(payload)
 
 

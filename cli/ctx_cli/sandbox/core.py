@@ -41,7 +41,7 @@ class Sandbox:
         self.base_url, self.key, self.session = base_url, key, session
         self.environ = environ
         self.allow_private, self.network = allow_private, network
-        self.hide = list(hide) if hide is not None else [config_path(environ).parent]
+        self.hide = list(hide) if hide is not None else config_dirs(environ)
         self._client: Any = None
         self.last_first_byte_ms: float | None = None  # of the last run (bench/execute.py)
 
@@ -75,10 +75,22 @@ class Sandbox:
         result = self.run(code, language, timeout=timeout, input_file=input_file)
         return self.present(result, intent)
 
+    def _home(self) -> Path:
+        return Path(self.environ.get("HOME") or os.path.expanduser("~"))
+
     def check(self, code: str, language: str) -> policy.Verdict | None:
-        home = Path(self.environ.get("HOME") or os.path.expanduser("~"))
-        files = policy.settings_files(policy.project_dir(self.environ), home)
+        files = policy.settings_files(policy.project_dir(self.environ), self._home())
         return policy.check(code, _family(language), policy.load_rules(files))
+
+    def check_path(self, file: Path) -> None:
+        """ToolError (forbidden) when a `Read(...)` deny rule covers the file."""
+        project, home = policy.project_dir(self.environ), self._home()
+        rules = policy.load_path_rules(policy.settings_files(project, home), project, home)
+        rule = policy.path_denied(file, rules)
+        if rule is not None:
+            raise ToolError(
+                f"path: blocked by the deny rule {rule.rule} in {rule.origin}", code="forbidden"
+            )
 
     def run(
         self, code: str, language: str, *, timeout: float, input_file: Path | None = None
@@ -125,6 +137,7 @@ class Sandbox:
     ) -> dict[str, Any]:
         """Run `code` with the file on stdin and its copy's path in $INPUT_FILE."""
         file = _readable_file(path, MAX_INPUT_FILE)
+        self.check_path(file)
         return self.execute(code, language, timeout=timeout, intent=intent, input_file=file)
 
     def batch(
@@ -193,6 +206,14 @@ class Sandbox:
         return stats.summary(stats.read(self.session, self.environ))
 
 
+def config_dirs(environ: Mapping[str, str]) -> list[Path]:
+    """The CLI's config directory in use, and the default one if XDG_CONFIG_HOME moved it:
+    both may hold a key."""
+    home = environ.get("HOME") or os.path.expanduser("~")
+    dirs = [config_path(environ).parent, Path(home) / ".config" / "ctx"]
+    return list(dict.fromkeys(dirs))
+
+
 def _family(language: str) -> str:
     from ctx_cli.sandbox.runtimes import canonical
 
@@ -230,7 +251,9 @@ def _readable_file(path: str, limit: int) -> Path:
     return file
 
 
-def read_document(path: str) -> str:
-    """A local file to index, as text (≤ the server's index limit)."""
+def read_document(sandbox: Sandbox, path: str) -> str:
+    """A local file to index, as text (≤ the server's index limit), unless a Read rule
+    denies it."""
     file = _readable_file(path, MAX_INDEX_FILE)
+    sandbox.check_path(file)
     return file.read_bytes().decode("utf-8", "replace")

@@ -287,7 +287,7 @@ class LocalTools:
                 raise ToolError("path: must be a file path", code="bad_request")
             if args.get("content") is not None:
                 raise ToolError("path: give either content or path", code="bad_request")
-            args["content"] = read_document(path)
+            args["content"] = read_document(self.sandbox, path)
             args.setdefault("source", path[-200:])
         produced = len(str(args.get("content") or "").encode())
         return self.relay("index", args), produced

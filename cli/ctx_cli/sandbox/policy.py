@@ -175,6 +175,66 @@ def check(code: str, language: str, rules: list[Rule]) -> Verdict | None:
     return None
 
 
+# --- Read(...) rules: files handed to execute_file and index ---------------------------
+
+
+class PathRule(NamedTuple):
+    pattern: str  # absolute, with * and ** (gitignore-like: a match covers the subtree)
+    rule: str  # as written: Read(./.env)
+    origin: str
+
+
+def load_path_rules(paths: Iterable[Path], project: Path, home: Path) -> list[PathRule]:
+    """The `Read(...)` entries of `permissions.deny` made absolute: `//x` from the root,
+    `~/x` from the home, `/x` from the settings' root (the project; the home for the user's
+    file), anything else from the project."""
+    rules = []
+    for path in paths:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        deny = (data.get("permissions") or {}).get("deny") if isinstance(data, dict) else None
+        user_file = path.parent.parent == home
+        for entry in deny if isinstance(deny, list) else ():
+            if not (isinstance(entry, str) and entry.startswith("Read(") and entry.endswith(")")):
+                continue
+            spec = entry[5:-1].strip()
+            if spec.startswith("//"):
+                absolute = spec[1:]
+            elif spec.startswith("~/"):
+                absolute = str(home / spec[2:])
+            elif spec.startswith("/"):
+                absolute = str((home if user_file else project) / spec[1:])
+            else:
+                absolute = str(project / spec.removeprefix("./"))
+            rules.append(PathRule(absolute.rstrip("/"), entry, str(path)))
+    return rules
+
+
+def _glob_regex(pattern: str) -> re.Pattern[str]:
+    out = []
+    for part in re.split(r"(\*\*/?|\*|\?)", pattern):
+        if part.startswith("**"):
+            out.append(".*")
+        elif part == "*":
+            out.append("[^/]*")
+        elif part == "?":
+            out.append("[^/]")
+        else:
+            out.append(re.escape(part))
+    return re.compile("".join(out) + "(/.*)?")
+
+
+def path_denied(file: Path, rules: list[PathRule]) -> PathRule | None:
+    """The Read rule that covers `file` (resolved, symlinks followed), or None."""
+    target = str(file.resolve())
+    for rule in rules:
+        if _glob_regex(rule.pattern).fullmatch(target):
+            return rule
+    return None
+
+
 def project_dir(environ: Mapping[str, str] = os.environ) -> Path:
     """The project whose `.claude/` settings apply: Claude Code's CLAUDE_PROJECT_DIR, else
     the working directory (Claude Code starts MCP servers in the project)."""
