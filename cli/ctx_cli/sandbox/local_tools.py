@@ -235,7 +235,14 @@ class LocalTools:
                 if name == "stats"
                 else tool
             )
-        return out + [{"name": name, **spec} for name, spec in DEFINITIONS.items()]
+        return out + [_local_definition(name, self.languages()) for name in DEFINITIONS]
+
+    def languages(self) -> list[str]:
+        """The languages with a runtime here (what the sandbox's PATH finds)."""
+        from ctx_cli.sandbox import runner
+
+        path = runner.child_path(self.sandbox.environ)
+        return [rt.language for rt in runtimes.available(path)] or LANGUAGES
 
     def call(self, name: str, arguments: Any) -> dict[str, Any]:
         """The MCP result of a local tool call; refusals are isError results."""
@@ -303,6 +310,15 @@ class LocalTools:
         line = json.dumps({"session": session}, ensure_ascii=False, separators=(",", ":"))
         content.append({"type": "text", "text": line})
         return {**result, "content": content, "structuredContent": structured}
+
+
+def _local_definition(name: str, languages: list[str]) -> dict[str, Any]:
+    """A local tool's definition; `language` lists the runtimes found on this machine."""
+    spec = copy.deepcopy(DEFINITIONS[name])
+    language = spec["inputSchema"]["properties"].get("language")
+    if language is not None:
+        language["enum"] = languages
+    return {"name": name, **spec}
 
 
 def _extend_index(tool: dict[str, Any]) -> dict[str, Any]:
