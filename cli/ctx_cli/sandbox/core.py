@@ -95,6 +95,8 @@ class Sandbox:
     def run(
         self, code: str, language: str, *, timeout: float, input_file: Path | None = None
     ) -> dict[str, Any]:
+        if os.name != "posix":
+            raise ToolError("local execution needs a POSIX system (Linux, macOS)")
         if len(code) > MAX_CODE:
             raise ToolError(f"code: {len(code):,} characters, over {MAX_CODE:,}", code="too_large")
         try:

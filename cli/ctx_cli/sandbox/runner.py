@@ -118,12 +118,13 @@ def child_path(environ: Mapping[str, str]) -> str:
     return os.pathsep.join(dirs)
 
 
-def _count_processes(uid: int) -> int:
-    """Processes the user runs now (Linux /proc); RLIMIT_NPROC counts them too."""
+def _count_processes(uid: int) -> int | None:
+    """Processes the user runs now (Linux /proc; RLIMIT_NPROC counts them too), or None
+    where there is no /proc to count them."""
     try:
         entries = os.listdir("/proc")
     except OSError:
-        return 0
+        return None
     count = 0
     for entry in entries:
         if entry.isdigit():
@@ -132,19 +133,24 @@ def _count_processes(uid: int) -> int:
     return count
 
 
-def _preexec(limits: Limits, big_address_space: bool, nproc: int) -> Any:
+def _preexec(limits: Limits, big_address_space: bool, nproc: int | None) -> Any:
     import resource  # POSIX only; imported where it is used
+
+    def limit(kind: int, value: int) -> None:
+        hard = resource.getrlimit(kind)[1]  # never above the hard limit the user already has
+        value = value if hard == resource.RLIM_INFINITY else min(value, hard)
+        resource.setrlimit(kind, (value, value))
 
     def apply() -> None:
         memory = limits.memory_mb * MB
         if not big_address_space:
-            resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-        resource.setrlimit(resource.RLIMIT_DATA, (memory, memory))
-        cpu = int(limits.timeout) + 1
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-        resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_mb * MB, limits.file_mb * MB))
-        resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+            limit(resource.RLIMIT_AS, memory)
+        limit(resource.RLIMIT_DATA, memory)
+        limit(resource.RLIMIT_CPU, int(limits.timeout) + 1)
+        limit(resource.RLIMIT_FSIZE, limits.file_mb * MB)
+        if nproc is not None:  # without a count, a limit could stop the user's first fork
+            limit(resource.RLIMIT_NPROC, nproc)
+        limit(resource.RLIMIT_CORE, 0)
 
     return apply
 
@@ -337,7 +343,8 @@ def _run(
         argv = [*prefix, "/bin/sh", "-c", HIDE_SCRIPT, "ctx-sandbox", str(len(hidden)), *hidden]
         argv += [runtime.program, str(script)]
     uid = NOBODY if _drop_user() else os.getuid()
-    nproc = _count_processes(uid) + limits.processes
+    running = _count_processes(uid)
+    nproc = None if running is None else running + limits.processes
     stdin = open(stdin_file, "rb") if stdin_file is not None else subprocess.DEVNULL  # noqa: SIM115
     try:
         proc = subprocess.Popen(  # noqa: S603 - the sandbox runs what it is given
