@@ -5,7 +5,10 @@ HTTP with JSON answers (docs/mcp.md): every JSON-RPC message is one self-contain
 the bridge relays each line read from stdin as one POST, with the configured API key as the
 bearer, and writes the answer back as one line. Tool names, schemas, annotations and results
 come from the server unchanged: there is no copy here to go stale, and no mcp SDK, Django or
-torch import on the way (the bridge starts as fast as any other command).
+torch import on the way (the bridge starts as fast as any other command). The exception is
+the local tools (`ctx_cli.sandbox.local_tools`: execute, execute_file, batch_execute,
+fetch_and_index; index and stats extended), which run on this machine and are answered here;
+`--no-local` makes the bridge a pure relay.
 
 Failures the server cannot report itself (unreachable, key refused, not JSON) become JSON-RPC
 errors for the request that caused them, and a line on stderr for the client's log.
