@@ -63,6 +63,7 @@ def generate_log(kb: int, seed: int = 7) -> str:
 
 def _tools(url: str, key: str | None, home: Path) -> local_tools.LocalTools:
     environ = {**os.environ, "HOME": str(home), "CTX_SESSION_ID": "bench"}
+    environ["XDG_STATE_HOME"] = str(home / "state")  # the session figures stay in the run's folder
     sandbox = Sandbox(base_url=url, key=key, session="bench", environ=environ)
 
     def no_relay(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
