@@ -75,7 +75,7 @@ def home(request: HttpRequest, principal: Principal) -> HttpResponse:
     the latest blocks."""
     scopes = block_ops.ScopesInput.parse({})
     context: dict[str, Any] = {
-        "stats": block_ops.stats(principal, scopes)["stats"],
+        "stats": block_ops.stats(principal, block_ops.StatsInput.parse({}))["stats"],
         "categories": block_ops.categories(principal, scopes)["categories"],
         "recent": block_ops.recent(principal, block_ops.RecentInput.parse({"limit": 10})),
         "dream": dream_ops.stats(principal, dream_ops.ScopesParam.parse({})),
