@@ -1,6 +1,7 @@
 """Indexed documents: /api/index throughput on Markdown and snippet-search latency over N chunks.
 
     python bench/index.py [--chunks 15000] [--doc-mb 2] [--queries 200] [--out FILE]
+    python bench/index.py --url URL --key KEY [--no-index]   # a server of your own (kept)
 
 Starts a private server (embedded PostgreSQL and Redis, fresh data dir) with embedding,
 fact extraction and dream off (CTX_EMBED_TRUST=public, CTX_EXTRACTION=off,
@@ -28,13 +29,15 @@ import random
 import sys
 import time
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from bench.common import emit, machine, percentile, private_server
+from bench.common import ServerInfo, emit, machine, percentile, private_server
 
 ENV = {"CTX_EMBED_TRUST": "public", "CTX_EXTRACTION": "off", "CTX_DREAM_INITIAL_MODE": "off"}
 SYLLABLES = [a + b for a in "bcdfgklmnprstvz" for b in ("a", "e", "i", "o", "u", "ai", "or")]
@@ -153,19 +156,45 @@ def time_calls(http: httpx.Client, calls: list[list[str]]) -> dict[str, Any]:
     }
 
 
+@contextmanager
+def _server(args: argparse.Namespace) -> Iterator[ServerInfo]:
+    if args.url:
+        yield ServerInfo(url=args.url, key=args.key)
+        return
+    with private_server(extra_env=ENV, prefix="ctx-bench-index-") as server:
+        yield server
+
+
+def _indexed(http: httpx.Client) -> dict[str, Any]:
+    """What an earlier run indexed (for --no-index): no throughput, the sizes."""
+    sources = http.get("/api/index/sources").json()["sources"]
+    size = sum(s["bytes"] for s in sources)
+    chunks = sum(s["chunks"] for s in sources)
+    return {"documents": len(sources), "bytes": size, "chunks": chunks, "mb_per_s": None}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--chunks", type=int, default=15000)
     parser.add_argument("--doc-mb", type=float, default=2.0)
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--out")
+    parser.add_argument("--url", help="a running server (start it with the ENV above)")
+    parser.add_argument("--key")
+    parser.add_argument(
+        "--no-index", action="store_true", help="only search (the server was indexed before)"
+    )
     args = parser.parse_args()
     rng = random.Random(7)
     writer = Writer(seed=25)
-    with private_server(extra_env=ENV, prefix="ctx-bench-index-") as server:
+    with _server(args) as server:
         http = httpx.Client(base_url=server.url, headers={"X-Context-Key": server.key}, timeout=600)
         load_before = _load()
-        indexing = index_documents(http, writer, args.chunks, int(args.doc_mb * 1e6))
+        indexing = (
+            _indexed(http)
+            if args.no_index
+            else index_documents(http, writer, args.chunks, int(args.doc_mb * 1e6))
+        )
         sample = Writer(seed=25)  # the same text again, to draw queries from
         texts = [sample.document(int(args.doc_mb * 1e6)) for _ in range(2)]
         texts = [p for t in texts for p in t.split("\n\n") if not p.startswith(("#", "```"))]
