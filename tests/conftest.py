@@ -16,6 +16,7 @@ from ctx import services
 from ctx.models import ApiKey, Block, Tenant
 from tests.support.browser import browser, page  # noqa: F401 - fixtures
 from tests.support.live import LiveServer, shared
+from tests.support.rls import runtime_role  # noqa: F401 - a fixture
 
 
 class Api:

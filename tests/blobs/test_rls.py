@@ -14,7 +14,6 @@ from ctx import selectors
 from ctx.models import Scope
 from rls import context as rls
 from tests.conftest import Cast
-from tests.ctx.test_rls import runtime_role  # noqa: F401 - fixture
 
 pytestmark = pytest.mark.django_db
 
@@ -40,7 +39,7 @@ def _as(cast: Cast, which: str) -> Any:
     return rls.for_principal(principal)
 
 
-def test_it_shows_each_tenant_only_its_own_blobs(blobs: Cast, runtime_role: None) -> None:  # noqa: F811
+def test_it_shows_each_tenant_only_its_own_blobs(blobs: Cast, runtime_role: None) -> None:
     with rls.using(_as(blobs, "owner")):
         assert [b.name for b in Blob.objects.all()] == ["acme file"]
     with rls.using(_as(blobs, "outsider")):
@@ -51,7 +50,7 @@ def test_it_shows_each_tenant_only_its_own_blobs(blobs: Cast, runtime_role: None
 
 def test_it_refuses_a_blob_written_into_another_tenants_scope(
     blobs: Cast,
-    runtime_role: None,  # noqa: F811
+    runtime_role: None,
 ) -> None:
     globex = Scope.objects.get(name="globex:main")
     with rls.using(_as(blobs, "owner")):

@@ -141,20 +141,6 @@ def tenants(cast: Cast) -> Cast:
     return cast
 
 
-@pytest.fixture
-def runtime_role() -> Iterator[None]:
-    """The rest of the test runs as `ctx_app`, with the context applied as the server does."""
-    with connection.cursor() as cur:
-        cur.execute(f"SET ROLE {ROLE}")
-    rls.arm(connection)
-    try:
-        yield
-    finally:
-        with connection.cursor() as cur:
-            cur.execute("RESET ROLE")
-        rls.arm(connection)
-
-
 def _principal(cast: Cast, which: str) -> Any:
     return selectors.principal_for_key(getattr(cast, which).key)
 

@@ -9,7 +9,6 @@ from ctx.overrides import resolver
 from rls import context as rls
 from tests.api.settings_support import put, server_admin_key
 from tests.conftest import Cast
-from tests.ctx.test_rls import runtime_role  # noqa: F401 - fixture
 from tests.secrets.conftest import VALUE, key_a, make_secret, principal  # noqa: F401 - key_a: autouse
 
 pytestmark = pytest.mark.django_db
@@ -17,7 +16,7 @@ pytestmark = pytest.mark.django_db
 
 def test_a_tenants_request_opens_the_servers_referenced_secret(
     cast: Cast,
-    runtime_role: None,  # noqa: F811
+    runtime_role: None,
 ) -> None:
     with rls.using(rls.SYSTEM):  # set-up, as an operator would
         root, admin = server_admin_key()

@@ -4,17 +4,13 @@ searchable event blocks, and the resume snapshot that fits in 2 KB."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from django.db import connection
 
 from ctx.models import Block
 from ingest.models import SessionEvent
 from retrieval import indexing
-from rls import context as rls
-from rls.role import ROLE
 from tests.conftest import Api, Cast
 from tests.ingest.support import AWS_KEY
 
@@ -207,20 +203,6 @@ def test_it_deletes_the_events_and_their_blocks_with_the_session(cast: Cast) -> 
     assert not Block.objects.filter(category="sessions/claude-code/events").exists()
     data = record(cast.owner, ev("decision", "ship on Monday"))
     assert data["skipped"] == "deleted" and data["stored"] == 0
-
-
-@pytest.fixture
-def runtime_role() -> Iterator[None]:
-    """As `ctx_app`, under row-level security (tests/ctx/test_rls.py)."""
-    with connection.cursor() as cur:
-        cur.execute(f"SET ROLE {ROLE}")
-    rls.arm(connection)
-    try:
-        yield
-    finally:
-        with connection.cursor() as cur:
-            cur.execute("RESET ROLE")
-        rls.arm(connection)
 
 
 def test_it_records_and_snapshots_under_the_runtime_role(cast: Cast, runtime_role: None) -> None:

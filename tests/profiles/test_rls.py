@@ -4,7 +4,6 @@ a key may record its choice of profile in a scope it only reads."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -18,7 +17,6 @@ from profiles import processing, services
 from profiles.core.signals import Signal as CoreSignal
 from profiles.models import ActiveProfile, Profile
 from rls import context as rls
-from rls.role import ROLE
 from tests.conftest import Cast
 
 pytestmark = pytest.mark.django_db
@@ -55,19 +53,6 @@ def tenants(cast: Cast) -> tuple[Cast, str, str]:
     acme = _profile_rows(_principal(cast, "owner"), "coding")
     globex = _profile_rows(_principal(cast, "outsider"), "theirs")
     return cast, acme, globex
-
-
-@pytest.fixture
-def runtime_role() -> Iterator[None]:
-    with connection.cursor() as cur:
-        cur.execute(f"SET ROLE {ROLE}")
-    rls.arm(connection)
-    try:
-        yield
-    finally:
-        with connection.cursor() as cur:
-            cur.execute("RESET ROLE")
-        rls.arm(connection)
 
 
 def _scopes_seen(table: str) -> set[int]:

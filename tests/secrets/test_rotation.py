@@ -13,7 +13,6 @@ from secrets import services
 from secrets.apps import is_server_process, reseal_at_start, start_sweep
 from secrets.models import Secret, SecretAudit
 from tests.conftest import Cast
-from tests.ctx.test_rls import runtime_role  # noqa: F401 - fixture
 from tests.secrets.conftest import KEY_A, KEY_B, KEY_C, VALUE, make_secret, use_keys, version
 
 
@@ -82,7 +81,7 @@ def test_the_start_up_sweep_runs_in_the_background(cast: Cast, settings: LazySet
 def test_the_start_up_sweep_sees_every_tenant_under_the_runtime_role(
     cast: Cast,
     settings: LazySettings,
-    runtime_role: None,  # noqa: F811
+    runtime_role: None,
 ) -> None:
     # A web process runs as the runtime role with no scopes of its own: the policies hide
     # every secret unless the sweep asks for the system context.

@@ -14,9 +14,7 @@ from ctx.models import ApiKey, Block
 from ctx.shared import shared_scope
 from rls import context as rls
 from tests.conftest import Cast
-from tests.ctx.test_rls import POLICED, _refused, _scopes_seen, _tenant_rows, runtime_role
-
-__all__ = ["runtime_role"]  # the fixture, imported for this module's tests
+from tests.ctx.test_rls import POLICED, _refused, _scopes_seen, _tenant_rows
 
 
 def _principal(key: ApiKey) -> Any:

@@ -13,7 +13,7 @@ import os
 import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 # Names that carry credentials by convention; matched case-insensitively as substrings.
 SECRET_WORDS = (
@@ -83,16 +83,22 @@ def _bash_pattern(entry: str) -> str | None:
     return None
 
 
+def _deny_list(path: Path) -> Any:
+    """The `permissions.deny` value of a settings file, or None (a missing or unreadable file,
+    or one that is not valid JSON, is skipped: Claude Code reports it itself)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return (data.get("permissions") or {}).get("deny") if isinstance(data, dict) else None
+
+
 def load_rules(paths: Iterable[Path]) -> list[Rule]:
     """The `Bash(...)` entries of `permissions.deny` in the files that exist; a file that is
     not valid JSON is skipped (Claude Code reports it itself)."""
     rules = []
     for path in paths:
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        deny = (data.get("permissions") or {}).get("deny") if isinstance(data, dict) else None
+        deny = _deny_list(path)
         for entry in deny if isinstance(deny, list) else ():
             pattern = _bash_pattern(entry) if isinstance(entry, str) else None
             if pattern is not None:
@@ -190,11 +196,7 @@ def load_path_rules(paths: Iterable[Path], project: Path, home: Path) -> list[Pa
     file), anything else from the project."""
     rules = []
     for path in paths:
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        deny = (data.get("permissions") or {}).get("deny") if isinstance(data, dict) else None
+        deny = _deny_list(path)
         user_file = path.parent.parent == home
         for entry in deny if isinstance(deny, list) else ():
             if not (isinstance(entry, str) and entry.startswith("Read(") and entry.endswith(")")):
