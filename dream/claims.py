@@ -49,20 +49,26 @@ LEFT JOIN LATERAL (
 
 # The partial index dreamstate_pick serves (tenant, next_at); rows that cannot be dreamed
 # (archived, awaiting embedding) have next_at NULL, so the scan rarely skips anything.
+# The pick is a MATERIALIZED CTE, run once: as `UPDATE … WHERE id IN (SELECT … LIMIT n FOR
+# UPDATE SKIP LOCKED)` the planner was free to run the subquery more than once, and in the
+# full test suite (other statistics, another plan) a claim of one block took two or three:
+# the extra ones stayed claimed until their lease ran out (tests/dream/test_cycle.py
+# round robin and test_batch.py, failing in two clean-clone runs, passing alone).
 _CLAIM = """
-WITH claimed AS (
+WITH picked AS MATERIALIZED (
+    SELECT s.block_id FROM dream_dreamstate s JOIN ctx_block c ON c.id = s.block_id
+    WHERE s.tenant_id = %(tenant)s AND s.next_at IS NOT NULL AND s.next_at <= %(now)s
+      AND (s.claim_until IS NULL OR s.claim_until < %(now)s)
+      AND c.embedding IS NOT NULL AND NOT c.archived
+    ORDER BY s.next_at
+    LIMIT %(limit)s
+    FOR UPDATE OF s SKIP LOCKED
+), claimed AS (
     UPDATE dream_dreamstate d
     SET claimed_by = %(worker)s, claim_token = %(token)s, claimed_at = %(now)s,
         claim_until = %(until)s
-    FROM ctx_block b
-    WHERE b.id = d.block_id AND d.block_id IN (
-        SELECT s.block_id FROM dream_dreamstate s JOIN ctx_block c ON c.id = s.block_id
-        WHERE s.tenant_id = %(tenant)s AND s.next_at IS NOT NULL AND s.next_at <= %(now)s
-          AND (s.claim_until IS NULL OR s.claim_until < %(now)s)
-          AND c.embedding IS NOT NULL AND NOT c.archived
-        ORDER BY s.next_at
-        LIMIT %(limit)s
-        FOR UPDATE OF s SKIP LOCKED)
+    FROM ctx_block b, picked p
+    WHERE b.id = d.block_id AND d.block_id = p.block_id
     RETURNING b.id, b.scope_id, d.tenant_id, b.category, b.title, b.tags,
         coalesce(b.source_time, b.created_at), left(b.content, %(chars)s), b.lifecycle,
         d.level, d.next_at
