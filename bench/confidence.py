@@ -234,7 +234,6 @@ def verdict(row: dict[str, Any], rule: Rule) -> str:
 
     evidence = confidence.Evidence(
         hits=row["hits"],
-        best_cosine=row["best_cosine"],
         coverage=row["term_coverage"] or 0.0,
         gap=row["semantic_gap"],
         lexical=row["lexical_candidates"] or 0,

@@ -60,7 +60,6 @@ DEFAULT = Thresholds()
 @dataclass(frozen=True)
 class Evidence:
     hits: int  # returned to the caller
-    best_cosine: float | None  # the best of the top three's (None: no vectors)
     coverage: float  # share of the query's topic words in the top five
     gap: float | None  # the best cosine over the candidates' background (None: no vectors)
     lexical: int  # candidates any full-text or title arm found

@@ -285,11 +285,10 @@ def run_query(principal: Principal, params: QueryParams) -> QueryResult:
     cosine_floor = knobs.value("CTX_QUERY_COSINE_FLOOR", principal.tenant_id)
     hits = floored(evidenced(pool, cosine_floor)[: sp.limit], sp.min_score)
     timing["stages"] = _ms(mark)
-    best = _best_cosine(hits[:3], qc.query_vector)
     cover = confidence.coverage(
         sp.query, [f"{h.block.title} {h.block.content}" for h in hits[:5] if h.block is not None]
     )
-    evidence = confidence.Evidence(len(hits), best, cover, gap, lexical)
+    evidence = confidence.Evidence(len(hits), cover, gap, lexical)
     verdict = confidence.judge(evidence)
     answer, mode, mark = None, "retrieval", time.perf_counter()
     if params.synthesize:
@@ -310,7 +309,8 @@ def run_query(principal: Principal, params: QueryParams) -> QueryResult:
         result.explain = {
             **qc.explain,
             "temporal": temporal_query.describe(qc.temporal),
-            "best_cosine": best,
+            # Shown, not judged by (the verdict reads the gap): may load vectors, so only here.
+            "best_cosine": _best_cosine(hits[:3], qc.query_vector),
             "term_coverage": round(cover, 3),
             "semantic_gap": gap,
             "lexical_candidates": lexical,

@@ -24,7 +24,7 @@ def test_a_small_pool_measures_the_best_against_the_others() -> None:
 
 
 def _judge(gap: float | None, lexical: int, coverage: float, hits: int = 5) -> str:
-    return c.judge(c.Evidence(hits, 0.5, coverage, gap, lexical))
+    return c.judge(c.Evidence(hits, coverage, gap, lexical))
 
 
 def test_no_word_matched_and_nothing_stands_out_is_nothing_relevant() -> None:
