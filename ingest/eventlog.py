@@ -9,8 +9,10 @@ the lowest priority, oldest first, are dropped and counted on the session.
 **Event blocks.** Events are written into `transcript` blocks of CTX_SESSION_EVENTS_PER_BLOCK
 events each (category `sessions/<tool>/events`, one title per page of the session), upserted.
 A full page is written once, when it fills. The open (last) page is written when it is new,
-when its block is older than CTX_SESSION_EVENTS_FLUSH_SECONDS, and when the caller asks for a
-snapshot (PreCompact): so each block is embedded about once, not once per event.
+when its block is older than CTX_SESSION_EVENTS_FLUSH_SECONDS, when the caller asks for a
+snapshot (PreCompact) and when the batch ends the session (a `session` event with
+`data.ended`, SessionEnd: no later event would bring the flush): so each block is embedded
+about once, not once per event.
 """
 
 from __future__ import annotations
@@ -82,7 +84,8 @@ def events_record(
     batch: list[NewEvent],
     flush: bool = False,
 ) -> Recorded:
-    """Record the batch in order; `flush` writes the open event block too."""
+    """Record the batch in order; `flush`, or an event that ends the session, writes the open
+    event block too."""
     session, _ = importer.lock_session(
         scope_id, session_fields["tool"], session_fields["external_id"]
     )
@@ -90,6 +93,7 @@ def events_record(
     if session.deleted_at is not None:
         done.skipped = "deleted"
         return done
+    flush = flush or any(ev.ends_session(e.kind, e.data) for e in batch)
     rows = _new_rows(session, [_clean(e) for e in batch], done)
     SessionEvent.objects.bulk_create(rows)
     done.dropped = _cap(session, int(knobs.value("CTX_SESSION_EVENTS_MAX")))

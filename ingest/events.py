@@ -31,6 +31,13 @@ PRIORITY: dict[str, int] = {
 }
 KINDS: tuple[str, ...] = tuple(PRIORITY)
 RECENT = 5  # an event equal to one of the session's last five is a duplicate
+ENDED = "ended"  # a `session` event's data key (the reason) when the session ended
+
+
+def ends_session(kind: str, data: dict[str, Any]) -> bool:
+    """The event says the session ended (Claude Code's SessionEnd): no later event will come
+    to write the open event block, so it is written at once."""
+    return kind == "session" and ENDED in data
 
 
 def digest(kind: str, text: str, data: dict[str, Any]) -> str:

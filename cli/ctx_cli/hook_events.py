@@ -15,7 +15,7 @@ Each hook event maps to at most one session event for `POST /api/sessions/events
 | SubagentStop | `subagent` (finished) |
 | PreCompact | `compact` (and the server builds the snapshot) |
 | SessionStart | `session` (with source `compact`: the snapshot comes back to inject) |
-| SessionEnd | `session` (ended: the reason; the open page of events is written out) |
+| SessionEnd | `session` (ended; `data.ended`, the reason, has the server write the open page) |
 
 Anything else records nothing.
 """
@@ -145,18 +145,16 @@ def event_for(hook: Mapping[str, Any]) -> dict[str, Any] | None:
     if name == "SessionStart":
         return _event("session", f"session {hook.get('source') or 'startup'}")
     if name == "SessionEnd":
-        return _event("session", f"session ended ({hook.get('reason') or 'other'})")
+        reason = _cut(hook.get("reason") or "other", 100)
+        return _event("session", f"session ended ({reason})", {"ended": reason})
     return None
 
 
 def wants_snapshot(hook: Mapping[str, Any]) -> bool:
-    """PreCompact has the server build it; SessionStart after a compaction injects it;
-    SessionEnd asks for it so that the server writes the open page of events (no later event
-    would bring its flush: the last minutes stayed out of search)."""
+    """PreCompact has the server build it; SessionStart after a compaction injects it.
+    (SessionEnd needs none: its event's `data.ended` has the server write the open page.)"""
     name = hook.get("hook_event_name")
-    if name in ("PreCompact", "SessionEnd"):
-        return True
-    return name == "SessionStart" and hook.get("source") == "compact"
+    return name == "PreCompact" or (name == "SessionStart" and hook.get("source") == "compact")
 
 
 # --- the local copy of the snapshot --------------------------------------------------------

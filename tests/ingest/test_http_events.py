@@ -176,6 +176,17 @@ def test_it_writes_the_open_event_block_once_per_interval_or_at_a_snapshot(
     assert "git add -p" in pages[1] and "git push" in pages[4]
 
 
+def test_it_writes_the_open_event_block_when_the_session_ends(cast: Cast, settings: Any) -> None:
+    """No later event would bring the flush, and no snapshot is asked for."""
+    settings.CTX = {**settings.CTX, "CTX_SESSION_EVENTS_PER_BLOCK": 5}  # the page stays open
+    assert record(cast.owner, ev("git", "git status"))["blocks"] == 1  # a new page
+    assert record(cast.owner, ev("session", "session resume", 1))["blocks"] == 0  # not an end
+    ended = record(cast.owner, ev("session", "session ended (logout)", 2, ended="logout"))
+    assert ended["blocks"] == 1 and "snapshot" not in ended
+    block = Block.objects.get(category="sessions/claude-code/events")
+    assert "session resume" in block.content and "session ended (logout)" in block.content
+
+
 def test_it_scrubs_credentials_from_events(cast: Cast) -> None:
     data = record(cast.owner, ev("user_prompt", f"deploy with AWS key {AWS_KEY} please"))
     _, snap = snapshot(cast.owner, data["session"]["id"])

@@ -20,11 +20,11 @@ from ctx_cli.output import table
 
 HOOK_TIMEOUT = 5.0  # a session start waits for the briefing; a dead server must not stall it
 RECORD_TIMEOUT = 3.0  # `ctx hook record` runs after every tool call: never hold the agent long
-# PreCompact and SessionEnd have the server build the snapshot and write the open page of
+# PreCompact has the server build the snapshot and SessionEnd has it write the open page of
 # events: on a server that just started that took over 3 s (the events were kept, the local
 # copy of the snapshot was not). They run once a compaction or session, with 10 s in the
 # documented hook settings.
-SNAPSHOT_TIMEOUT = 8.0
+ONCE_TIMEOUT = 8.0
 STATUS_TIMEOUT = 0.15  # per request: Claude Code refreshes the status line every ~300 ms
 
 
@@ -169,7 +169,8 @@ def _record(args: argparse.Namespace, app: App, hook: dict[str, Any]) -> int:
     snapshot = hook_events.wants_snapshot(hook)
     if snapshot:
         body.update(snapshot=True, max_bytes=args.max_bytes)
-    timeout = SNAPSHOT_TIMEOUT if snapshot else RECORD_TIMEOUT
+    once = snapshot or hook.get("hook_event_name") == "SessionEnd"
+    timeout = ONCE_TIMEOUT if once else RECORD_TIMEOUT
     answer = app.client(timeout=timeout).post("/api/sessions/events", body)
     markdown = str((answer.get("snapshot") or {}).get("markdown") or "")
     if hook.get("hook_event_name") == "PreCompact" and markdown:
