@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from ctx_cli.http import _httpx
@@ -43,13 +45,17 @@ def fetch(
     """The final URL, the body as text and the index type; FetchError or BlockedURL."""
     httpx = _httpx()
     deadline = time.monotonic() + timeout
-    with httpx.Client(timeout=httpx.Timeout(timeout), follow_redirects=False) as client:
+    # An explicit transport: no proxy from the environment (a proxy would resolve the name
+    # itself, past the check); SSL_CERT_FILE and the like still apply.
+    with httpx.Client(
+        transport=httpx.HTTPTransport(), timeout=httpx.Timeout(timeout), follow_redirects=False
+    ) as client:
         for _ in range(MAX_REDIRECTS + 1):
-            netguard.check_url(url, allow_private=allow_private)
+            addresses = netguard.check_url(url, allow_private=allow_private)
             try:
-                with client.stream("GET", url, headers={"Accept": "text/*, application/json"}) as r:
+                with _pinned_get(client, url, addresses) as r:
                     if r.is_redirect and r.headers.get("location"):
-                        url = str(r.url.join(r.headers["location"]))
+                        url = str(httpx.URL(url).join(r.headers["location"]))
                         continue
                     if r.status_code >= 400:
                         raise FetchError(f"{url} answered HTTP {r.status_code}")
@@ -61,6 +67,34 @@ def fetch(
             except httpx.HTTPError as exc:
                 raise FetchError(f"cannot fetch {url}: {exc}") from None
     raise FetchError(f"more than {MAX_REDIRECTS} redirects")
+
+
+@contextmanager
+def _pinned_get(client: Any, url: str, addresses: list[str]) -> Iterator[Any]:
+    """GET `url` from the first of the checked `addresses` that accepts a connection (as
+    socket.create_connection tries a name's addresses), never resolving the name again: the
+    URL names the address, the Host header and, for https, the TLS server name (SNI and the
+    certificate's check) stay the original host's."""
+    original = _httpx().URL(url)
+    host = original.raw_host.decode("ascii")
+    headers = {"Accept": "text/*, application/json", "Host": original.netloc.decode("ascii")}
+    extensions = {"sni_hostname": host} if original.scheme == "https" else {}
+    failed: Exception = FetchError(f"{host} has no address to connect to")
+    for address in addresses:
+        request = client.build_request(
+            "GET", original.copy_with(host=address), headers=headers, extensions=extensions
+        )
+        try:
+            response = client.send(request, stream=True)
+        except _httpx().ConnectError as exc:  # the next address, as a resolver's list is tried
+            failed = exc
+            continue
+        try:
+            yield response
+        finally:
+            response.close()
+        return
+    raise failed
 
 
 def _read(response: Any, max_bytes: int, url: str, deadline: float) -> bytes:

@@ -4,8 +4,11 @@ The server keeps its outbound HTTP behind one module of its own; the CLI is a se
 distribution that imports nothing of the server (an import-linter contract), so this is a
 small check of its own with the same rule: resolve the host and refuse private, loopback,
 link-local, reserved, multicast and unspecified addresses unless private ones are allowed.
-Every redirect hop is checked again. (A DNS answer that changes between this check and the
-connection is not caught: the fetch is for public documentation, not a hostile network.)
+
+The host is resolved once per hop, and the fetch connects to the addresses checked here, never
+to a second answer (ctx_cli.sandbox.fetch pins them): a name that answers a public address to
+the check and a private one to the connection (DNS rebinding) cannot reach the private one.
+Every redirect hop is resolved, checked and pinned again.
 """
 
 from __future__ import annotations
@@ -32,23 +35,31 @@ def _refused(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str | No
     return None
 
 
-def check_url(url: str, *, allow_private: bool = False) -> None:
-    """Nothing if `url` may be fetched; BlockedURL saying why not."""
+def check_url(url: str, *, allow_private: bool = False) -> list[str]:
+    """The addresses `url`'s host resolves to, every one checked, in the resolver's order:
+    the only ones the fetch may connect to. BlockedURL saying why not."""
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise BlockedURL(f"only http:// and https:// URLs can be fetched, got {url!r}")
-    if allow_private:
-        return
     port = parts.port or (443 if parts.scheme == "https" else 80)
+    return resolve(parts.hostname, port, allow_private=allow_private)
+
+
+def resolve(host: str, port: int, *, allow_private: bool = False) -> list[str]:
+    """One resolution of `host`, each address checked (none when private ones are allowed)."""
     try:
-        infos = socket.getaddrinfo(parts.hostname, port, type=socket.SOCK_STREAM)
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except (OSError, UnicodeError) as exc:
-        raise BlockedURL(f"cannot resolve {parts.hostname}: {exc}") from None
+        raise BlockedURL(f"cannot resolve {host}: {exc}") from None
+    addresses: list[str] = []
     for info in infos:
-        address = ipaddress.ip_address(str(info[4][0]).split("%", 1)[0])
-        why = _refused(address)
+        found = str(info[4][0])  # an IPv6 scope (fe80::1%eth0) is kept for the connection
+        why = None if allow_private else _refused(ipaddress.ip_address(found.split("%", 1)[0]))
         if why:
             raise BlockedURL(
-                f"{parts.hostname} resolves to {address}, a {why} address: refused "
+                f"{host} resolves to {found}, a {why} address: refused "
                 "(allow_private / --allow-private to fetch from private networks)"
             )
+        if found not in addresses:
+            addresses.append(found)
+    return addresses
