@@ -216,3 +216,25 @@ def test_it_refuses_a_data_file_a_read_rule_denies(sandbox_cli: Cli, open_dir: P
         assert f"path: blocked by the deny rule {rule} in " in run.stderr
     code, payload, _ = _exec(sandbox_cli, "--input", "notes.txt", "cat", cwd=project)
     assert code == 0 and payload["output"] == "fine\n"
+
+
+def test_it_never_runs_a_command_naming_a_path_a_read_rule_denies(
+    sandbox_cli: Cli, open_dir: Path
+) -> None:
+    project = open_dir / "project"
+    (project / ".claude").mkdir(parents=True)
+    project.chmod(0o777)
+    deny = {"permissions": {"deny": ["Read(./.env)"]}}
+    (project / ".claude" / "settings.json").write_text(json.dumps(deny))
+    (project / ".env").write_text("API_TOKEN=tok-abcdef123456\n")
+    (project / "README.md").write_text("# Shop\n")
+    code, payload, _ = _exec(sandbox_cli, "echo start > started; cat .env", cwd=project)
+    assert code == 1 and payload["status"] == "denied" and payload["command"] == "cat .env"
+    assert payload["rule"] == "Read(./.env)" and payload["origin"].endswith("settings.json")
+    assert "tok-abcdef" not in json.dumps(payload)
+    assert not (project / "started").exists()  # nothing ran, not even the first command
+    run = sandbox_cli("exec", "cat .env", cwd=project)
+    assert run.returncode == 1 and "tok-abcdef" not in run.stdout
+    assert run.stderr.startswith("denied: cat .env: blocked by the deny rule Read(./.env) in ")
+    code, payload, _ = _exec(sandbox_cli, "cat README.md", cwd=project)
+    assert code == 0 and payload["output"] == "# Shop\n"

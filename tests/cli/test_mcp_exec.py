@@ -157,21 +157,25 @@ def test_it_refuses_a_denied_command_and_redirects_a_fetch(
     live: LiveServer, live_cast: Cast, open_dir: Path
 ) -> None:
     (open_dir / ".claude").mkdir()
-    deny = {"permissions": {"deny": ["Bash(touch:*)"]}}
+    deny = {"permissions": {"deny": ["Bash(touch:*)", "Read(./.env)"]}}
     (open_dir / ".claude" / "settings.local.json").write_text(json.dumps(deny))
+    (open_dir / ".env").write_text("API_TOKEN=tok-abcdef123456\n")
     marker = open_dir / "marker"
-    denied, redirected = calls(
+    denied, redirected, secret = calls(
         live,
         live_cast.owner.key or "",
         open_dir,
         [
             ("execute", {"language": "shell", "code": f"touch {marker}"}),
             ("execute", {"language": "shell", "code": "curl https://example.com"}),
+            ("execute", {"language": "shell", "code": "cat .env"}),
         ],
     )
     assert denied.is_error and denied.structured_content["error"]["code"] == "forbidden"
     assert denied.structured_content["rule"] == "Bash(touch:*)"
     assert not marker.exists()
+    assert secret.is_error and secret.structured_content["rule"] == "Read(./.env)"
+    assert "tok-abcdef" not in _text(secret)
     assert not redirected.is_error
     assert redirected.structured_content["status"] == "redirected"
     assert redirected.structured_content["tool"] == "fetch_and_index"

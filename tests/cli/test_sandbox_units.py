@@ -4,6 +4,7 @@ environment scrub, head and tail, snippet focus, the address check, the stats fo
 from __future__ import annotations
 
 import ipaddress
+import json
 from pathlib import Path
 
 import pytest
@@ -92,6 +93,45 @@ def test_it_focuses_a_snippet_on_its_marked_lines() -> None:
     assert focused[0] == "ERROR «refused» by db-7"
     assert focused[1].startswith("…x") and "«late»" in focused[1] and focused[1].endswith("…")
     assert len(focused[1]) <= shrink.LINE_CHARS + 2
+
+
+@pytest.mark.parametrize(
+    ("command", "words"),
+    [
+        ("cat .env", [".env"]),
+        ("cat<.env 2>/dev/null", [".env", "2", "/dev/null"]),
+        ("grep --file=./secrets/a -n x", ["./secrets/a", "x"]),
+        ("./secrets/run.sh 'my file'", ["./secrets/run.sh", "my file"]),
+        ("head -n 3 'unbalanced", ["3", "'unbalanced"]),
+    ],
+)
+def test_it_finds_the_words_of_a_command_that_may_name_files(
+    command: str, words: list[str]
+) -> None:
+    assert policy.command_words(command) == words
+
+
+def test_it_denies_a_command_naming_a_path_a_read_rule_covers(tmp_path: Path) -> None:
+    project, home = tmp_path / "project", tmp_path / "home"
+    (project / "secrets").mkdir(parents=True)
+    (project / "secrets" / "prod.pem").write_text("key")
+    settings = tmp_path / "settings.json"
+    rules = ["Read(./.env)", "Read(./secrets/**)", "Read(~/.aws/**)"]
+    settings.write_text(json.dumps({"permissions": {"deny": rules}}))
+    path_rules = policy.load_path_rules([settings], project, home)
+    place = policy.Place(project, home)
+    for command, rule in (
+        ("cat .env", "Read(./.env)"),
+        ("cd /tmp && grep -r x ./secrets/prod.pem", "Read(./secrets/**)"),
+        ("cat secr*/*.pem", "Read(./secrets/**)"),  # the glob's expansion
+        ("tail ~/.aws/credentials", "Read(~/.aws/**)"),
+        (f"cp {project}/.env /tmp/x", "Read(./.env)"),
+    ):
+        verdict = policy.check(command, "shell", [], path_rules, place)
+        assert verdict is not None and verdict.status == "denied", command
+        assert verdict.rule == rule and verdict.origin == str(settings), command
+    for command in ("cat README.md", "ls", "cat .envrc", "echo .env-like", "cat *"):
+        assert policy.check(command, "shell", [], path_rules, place) is None, command
 
 
 @pytest.mark.parametrize(

@@ -79,8 +79,15 @@ class Sandbox:
         return Path(self.environ.get("HOME") or os.path.expanduser("~"))
 
     def check(self, code: str, language: str) -> policy.Verdict | None:
-        files = policy.settings_files(policy.project_dir(self.environ), self._home())
-        return policy.check(code, _family(language), policy.load_rules(files))
+        project, home = policy.project_dir(self.environ), self._home()
+        files = policy.settings_files(project, home)
+        return policy.check(
+            code,
+            _family(language),
+            policy.load_rules(files),
+            policy.load_path_rules(files, project, home),
+            policy.Place(Path.cwd(), home),  # where `run` starts the program
+        )
 
     def check_path(self, file: Path) -> None:
         """ToolError (forbidden) when a `Read(...)` deny rule covers the file."""

@@ -3,15 +3,24 @@
 A deny rule is a safety block: the command never starts. A redirect is neutral advice: the
 command would work badly here (the network is off), another tool does it better; it does not
 start either, and the answer says which tool to use instead.
+
+`Bash(...)` rules are matched against each simple command; `Read(...)` rules against the
+files handed over by path and against the words of each simple command that may name a file
+(`cat .env`). That word check is best effort: a program can still open a path it computes
+(`cat $(echo .e)nv`, `open(".env")` in Python); the sandbox's temporary HOME, hidden config
+directory and namespaces remain the real guard.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import glob
+import itertools
 import json
 import os
 import re
-from collections.abc import Iterable, Mapping
+import shlex
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -161,8 +170,21 @@ REDIRECTS = {
 }
 
 
-def check(code: str, language: str, rules: list[Rule]) -> Verdict | None:
-    """Why `code` must not start (a deny rule or a redirect), or None."""
+class Place(NamedTuple):
+    """Where a command's relative paths and `~` point: its working directory, the home."""
+
+    cwd: Path
+    home: Path
+
+
+def check(
+    code: str,
+    language: str,
+    rules: list[Rule],
+    path_rules: Sequence[PathRule] = (),
+    place: Place | None = None,
+) -> Verdict | None:
+    """Why `code` must not start (a Bash or Read deny rule, or a redirect), or None."""
     commands = shell_commands(code) if language == "shell" else embedded_commands(code)
     for command in commands:
         for rule in rules:
@@ -174,6 +196,10 @@ def check(code: str, language: str, rules: list[Rule]) -> Verdict | None:
                     rule=f"Bash({rule.pattern})" if rule.pattern else "Bash",
                     origin=rule.origin,
                 )
+    if path_rules:
+        verdict = read_denied(commands, path_rules, place or Place(Path.cwd(), Path.home()))
+        if verdict is not None:
+            return verdict
     for command in commands:
         redirect = REDIRECTS.get(command.split()[0])
         if redirect:
@@ -235,6 +261,64 @@ def path_denied(file: Path, rules: list[PathRule]) -> PathRule | None:
         if _glob_regex(rule.pattern).fullmatch(target):
             return rule
     return None
+
+
+# shlex's punctuation tokens: redirections, pipes, separators
+PUNCTUATION = frozenset("<>|&;()")
+MOST_EXPANSIONS = 1000  # files one glob word may name, checked
+
+
+def command_words(command: str) -> list[str]:
+    """The words of a simple command that may name a file: the arguments (an option's
+    `=value`; `<`, `>` and the like split off), and the program when given by path."""
+    try:
+        lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
+        lexer.whitespace_split = True
+        words = list(lexer)
+    except ValueError:  # an unbalanced quote: the words as written
+        words = command.split()
+    found = []
+    for n, word in enumerate(words):
+        if word.startswith("-"):
+            word = word.partition("=")[2]
+        elif n == 0 and "/" not in word:  # a program looked up on PATH
+            continue
+        if word and not set(word) <= PUNCTUATION:
+            found.append(word)
+    return found
+
+
+def _named(word: str, place: Place) -> list[Path]:
+    """The paths a word names: itself (from the working directory, `~` from the home) and,
+    for a glob, the files the shell would expand it to now (dot files only when named)."""
+    path = place.home / word[2:] if word.startswith("~/") else place.cwd / word
+    if not glob.has_magic(word):
+        return [path]
+    return [path, *(Path(p) for p in itertools.islice(glob.iglob(str(path)), MOST_EXPANSIONS))]
+
+
+def read_denied(commands: Iterable[str], rules: Sequence[PathRule], place: Place) -> Verdict | None:
+    """The first command with a word naming a path a `Read(...)` rule covers, as a denial."""
+    for command in commands:
+        for word in command_words(command):
+            for path in _named(word, place):
+                rule = _covering(path, rules)
+                if rule is not None:
+                    return Verdict(
+                        "denied",
+                        command,
+                        f"blocked by the deny rule {rule.rule} in {rule.origin}: it names {word}",
+                        rule=rule.rule,
+                        origin=rule.origin,
+                    )
+    return None
+
+
+def _covering(path: Path, rules: Sequence[PathRule]) -> PathRule | None:
+    try:
+        return path_denied(path, list(rules))
+    except (OSError, RuntimeError):  # a symlink loop: the program will fail to open it too
+        return None
 
 
 def project_dir(environ: Mapping[str, str] = os.environ) -> Path:
