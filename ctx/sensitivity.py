@@ -380,12 +380,28 @@ DETECTORS: tuple[Detector, ...] = (
 )
 
 
+# The characters outside ASCII that case-insensitive matching pairs with an ASCII letter: the
+# dotted and dotless i, the long s and the Kelvin sign (every code point tried: the test in
+# tests/ctx/test_sensitivity_hints.py). Lower-casing does not turn them into their ASCII twin.
+ASCII_TWINS = "\u0130\u0131\u017f\u212a"
+_ASCII_TWIN = re.compile(f"[{ASCII_TWINS}]")
+
+
+def _folded(text: str) -> str | None:
+    """The lower-cased text, in which the (ASCII) folded hints are looked up; None when a
+    letter in it could match an ASCII hint letter under IGNORECASE without lower-casing to
+    it (then only the regex can tell). Text with other non-ASCII characters (an ellipsis, a
+    dash, accented letters) folds safely: lower-casing never changes an ASCII character, and
+    no other character matches one. Most conversation text is such text (the windows' "[…]")."""
+    if text.isascii() or _ASCII_TWIN.search(text) is None:
+        return text.lower()
+    return None
+
+
 def _may_match(detector: Detector, text: str, folded: str | None) -> bool:
     """False only when the detector's pattern cannot match `text` (its hints are absent).
 
-    `folded` is the lower-cased text, or None when the text is not ASCII: case-insensitive
-    matching also pairs some non-ASCII letters with ASCII ones (the Kelvin sign with "k",
-    the long s with "s"), which lower-casing does not, so there only the regex can tell.
+    `folded` is the lower-cased text, or None when it cannot stand in for the text (`_folded`).
     """
     if not detector.hints and not detector.folded_hints:
         return True
@@ -407,7 +423,7 @@ def _fires(detector: Detector, text: str, folded: str | None) -> bool:
 
 def detect(text: str) -> Detection:
     """The level the text's content calls for, and which detectors fired."""
-    folded = text.lower() if text.isascii() else None
+    folded = _folded(text)
     fired = [d for d in DETECTORS if _fires(d, text, folded)]
     level = highest(*(d.level for d in fired)) if fired else PUBLIC
     return Detection(level=level, reasons=tuple(sorted({d.name for d in fired})))
@@ -475,7 +491,7 @@ def _span(detector: Detector, match: re.Match[str]) -> tuple[int, int]:
 
 
 def _secret_spans(text: str) -> list[tuple[int, int, str]]:
-    folded = text.lower() if text.isascii() else None
+    folded = _folded(text)
     spans: list[tuple[int, int, int, str]] = []
     for order, detector in enumerate(DETECTORS):  # the specific detectors come first
         if detector.level != CREDENTIALS or not _may_match(detector, text, folded):

@@ -55,15 +55,22 @@ _LETTERS: Final = re.compile(r"[a-z]+")
 _MONTH_WORDS: Final = frozenset(ALL_MONTHS)
 
 
+# A word character outside ASCII: every letter that case-insensitive matching pairs with an
+# ASCII one (the Kelvin sign with "k"), and the German names' "ä", are such characters.
+_NON_ASCII_WORD: Final = re.compile(r"(?![\x00-\x7f])\w")
+
+
 def _pattern_for(text: str) -> re.Pattern[str]:
     """_NUMERIC when `text` has no month name, else _ANCHOR.
 
     Every month form bounds its name by non-word characters, so a name that can match is a
-    whole run of letters. Only ASCII text is checked this way: case-insensitive matching
-    pairs a few non-ASCII letters with ASCII ones (the Kelvin sign with "k"), which
-    lower-casing does not, and the German names are not ASCII anyway.
+    whole run of letters. Text is checked this way when its only word characters are ASCII:
+    a non-ASCII letter may pair with an ASCII one under IGNORECASE, which lower-casing does
+    not, or belong to a German name. Other non-ASCII characters (an ellipsis, a dash, quotes:
+    every transcript window's "[…]") are no letters, and take the fast path too.
     """
-    if text.isascii() and _MONTH_WORDS.isdisjoint(_LETTERS.findall(text.lower())):
+    plain = text.isascii() or _NON_ASCII_WORD.search(text) is None
+    if plain and _MONTH_WORDS.isdisjoint(_LETTERS.findall(text.lower())):
         return _NUMERIC
     return _ANCHOR
 
@@ -98,8 +105,14 @@ def _numeric(first: int, second: int, year: int, *, month_first: bool) -> date |
     return _make(year, month, day) or _make(year, day, month)
 
 
+# Letters the month alternation matches under IGNORECASE that lower-casing leaves alone: a
+# month written with the long s (U+017F) matched, and its lookup raised a KeyError in the block
+# write.
+_TWIN_LETTERS: Final = str.maketrans({"\u017f": "s", "\u0131": "i", "\u0130": "i"})
+
+
 def _month_of(name: str) -> int:
-    return ALL_MONTHS[name.lower().rstrip(".")]
+    return ALL_MONTHS[name.translate(_TWIN_LETTERS).lower().rstrip(".")]
 
 
 def _named(

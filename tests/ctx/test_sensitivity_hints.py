@@ -3,11 +3,14 @@ regexes find (every test case of test_sensitivity, and generated text around the
 
 from __future__ import annotations
 
+import re
+import sys
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctx.sensitivity import DETECTORS, detect
+from ctx.sensitivity import ASCII_TWINS, DETECTORS, _folded, detect
 from tests.ctx.test_sensitivity import CREDENTIAL_CASES, NEGATIVES, PERSONAL_CASES
 
 
@@ -33,6 +36,13 @@ VARIANTS = [
     "TELEFON: 030 1234567",
     "Mobil 0171 1234567",
     "ruf an: +49 30 12345678 und (555) 123-4567",
+    # Non-ASCII text that folds (an ellipsis, accents) and text with the other twins.
+    "caf\u00e9 \u2026 db.PASSWORD = hunter2hunter2 [\u2026]",
+    "r\u00e9sum\u00e9: Telefon 030 1234567 \u2014 das Passwort ist Sommer2024!",
+    "\u2026 api_\u212aey = Zx81kfQ09aZx81",  # the Kelvin sign beside an ellipsis
+    "\u2026 db.pa\u017f\u017fword = hunter2hunter2",
+    "\u2026 PASSWORD_\u0130D: Zx81kfQ09aZx81 and the pa\u017f\u017fphrase Sommer2024!",
+    "\u2026 \u0131 pwd=hunter2hunter2",
 ]
 
 
@@ -63,7 +73,12 @@ FRAGMENTS = st.sampled_from(
         "hunter2hunter2",
         "\u212a",
         "\u017f",
+        "\u0130",
+        "\u0131",
         "ä",
+        "\u00e9",
+        "\u2026",
+        "\u2014",
         "0301234567",
     ]
 )
@@ -73,3 +88,15 @@ FRAGMENTS = st.sampled_from(
 @given(st.lists(FRAGMENTS, max_size=12).map("".join))
 def test_it_agrees_with_the_bare_regexes_on_generated_text(text: str) -> None:
     assert detect(text).reasons == _bare(text)
+
+
+def test_it_knows_every_character_that_matches_an_ascii_letter_ignoring_case() -> None:
+    letter = re.compile("[a-z]", re.IGNORECASE)
+    twins = {c for c in map(chr, range(128, sys.maxunicode + 1)) if letter.fullmatch(c)}
+    assert twins == set(ASCII_TWINS)
+
+
+def test_it_looks_hints_up_in_folded_text_unless_a_twin_is_in_it() -> None:
+    assert _folded("Caf\u00e9 \u2026 PASSWORD") == "caf\u00e9 \u2026 password"
+    for twin in ASCII_TWINS:
+        assert _folded(f"\u2026 pa{twin}sword") is None

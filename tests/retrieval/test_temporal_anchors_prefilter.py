@@ -31,6 +31,10 @@ CASES = [
     "DEC 24 and dec. 2023, Sept 3rd",
     "note 17 > Deploy 0: deploy the server 12 times",
     "\u212a 2024 and Octo\u212aer 3",  # Kelvin sign
+    "\u2026 Octo\u212aer 3 \u2014 on 2024-03-01 [\u2026]",  # the Kelvin sign beside an ellipsis
+    "caf\u00e9 \u2026 on May 3, 2024 \u2014 12.03.2024",
+    "\u2026 \u017fept 3, 2024 and \u0131 2024",
+    "[2026-03-01 10:00] user: deploy 12 servers [\u2026]",
     "",
 ]
 
@@ -44,6 +48,10 @@ def test_it_skips_the_month_forms_only_without_a_month_name() -> None:
     assert anchors._pattern_for("deploy 12 servers on 2024-03-01") is anchors._NUMERIC
     assert anchors._pattern_for("deploy on May 3") is anchors._ANCHOR
     assert anchors._pattern_for("deploy am 3. März") is anchors._ANCHOR  # not ASCII
+    # Non-ASCII characters that are no letters (a transcript window's "[…]") keep it fast.
+    assert anchors._pattern_for("deploy 12 servers \u2014 done [\u2026]") is anchors._NUMERIC
+    assert anchors._pattern_for("deploy on May 3 [\u2026]") is anchors._ANCHOR
+    assert anchors._pattern_for("caf\u00e9 at 10:00 [\u2026]") is anchors._ANCHOR  # a letter
 
 
 FRAGMENTS = st.sampled_from(
@@ -66,6 +74,11 @@ FRAGMENTS = st.sampled_from(
         "-",
         "\n",
         "\u212a",
+        "\u017f",
+        "\u0131",
+        "\u00e4",
+        "\u2026",
+        "\u2014",
         "a",
     ]
 )
