@@ -18,8 +18,10 @@ from datetime import datetime
 from typing import Any
 
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
+from ingest import bulk
 from ingest.models import Message, Session, Source
 
 PREVIEW_CHARS = 300
@@ -120,20 +122,31 @@ def apply_fields(session: Session, raw: dict[str, Any], source: Source | None) -
 # --- messages ----------------------------------------------------------------------------------
 
 
-def _message(session: Session, index: int, raw: dict[str, Any]) -> Message:
-    return Message(
-        session=session,
-        scope_id=session.scope_id,
-        index=index,
-        role=raw["role"],
-        text=raw.get("text") or "",
-        tool_calls=list(raw.get("tool_calls") or []),
-        timestamp=when(raw.get("timestamp")),
-        external_id=raw.get("external_id") or "",
-        flags=list(raw.get("flags") or []),
-        redacted=list(raw.get("redacted") or []),
-        content_hash=raw["content_hash"],
-    )
+MESSAGE_FIELDS = (
+    *("session", "scope", "index", "role", "text", "tool_calls", "timestamp", "external_id"),
+    *("flags", "redacted", "content_hash"),
+)
+
+
+def _row(session: Session, index: int, raw: dict[str, Any]) -> dict[str, Any]:
+    """A message row for ingest.bulk, its time as ISO text with an offset (a naive time is
+    the server's time zone, as the ORM reads one; PostgreSQL's session zone is UTC)."""
+    stamp = when(raw.get("timestamp"))
+    if stamp is not None and timezone.is_naive(stamp):
+        stamp = timezone.make_aware(stamp)
+    return {
+        "session": session.pk,
+        "scope": session.scope_id,
+        "index": index,
+        "role": raw["role"],
+        "text": raw.get("text") or "",
+        "tool_calls": list(raw.get("tool_calls") or []),
+        "timestamp": stamp.isoformat() if stamp is not None else None,
+        "external_id": raw.get("external_id") or "",
+        "flags": list(raw.get("flags") or []),
+        "redacted": list(raw.get("redacted") or []),
+        "content_hash": raw["content_hash"],
+    }
 
 
 def _indexed(
@@ -170,7 +183,7 @@ def merge_messages(session: Session, raw: dict[str, Any], *, created: bool) -> M
     by_index, dropped = _indexed(incoming, existing)
     merge = Merge()
     merge.counts.unchanged = dropped
-    fresh: list[Message] = []
+    fresh: list[dict[str, Any]] = []
     stale: list[int] = []
     for index, message in sorted(by_index.items()):
         known = existing.get(index)
@@ -183,7 +196,7 @@ def merge_messages(session: Session, raw: dict[str, Any], *, created: bool) -> M
             merge.counts.revised += 1
             stale.append(index)
         merge.touch(index)
-        fresh.append(_message(session, index, message))
+        fresh.append(_row(session, index, message))
     if replaces:
         gone = sorted(set(existing) - set(by_index))
         stale += gone
@@ -192,7 +205,7 @@ def merge_messages(session: Session, raw: dict[str, Any], *, created: bool) -> M
             merge.touch(index)
     if stale:
         Message.objects.filter(session=session, index__in=stale).delete()
-    Message.objects.bulk_create(fresh, batch_size=500)
+    bulk.insert_json_rows(Message, MESSAGE_FIELDS, fresh)
     return merge
 
 

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 from django.db import connection
 
+from ctx import selectors
 from ctx.models import Block
 from ingest.models import ImportJob, Message, Session, Source, Window
+from rls import context as rls
 from tests.conftest import Cast
 from tests.ingest.support import (
     AWS_KEY,
@@ -90,6 +93,48 @@ def test_it_imports_the_same_batch_twice_without_duplicates(
     assert by_id(again)["s-1"]["messages"]["unchanged"] == 12
     assert set(Block.objects.values_list("id", "content_hash")) == blocks
     assert Message.objects.count() == 12
+
+
+def test_it_stores_every_field_of_a_message_as_sent(
+    cast: Cast, django_capture_on_commit_callbacks: Any
+) -> None:
+    """The messages travel to the database as one JSON document (ingest.bulk): array
+    elements with quotes, braces and commas, an offset time and a missing one arrive intact."""
+    calls = ['Bash: grep -n "a, b" {src}', "Read: C:\\logs\\app.log", "NULL"]
+    sent = [
+        message(
+            0, 'Say "hi" \u2014 {ok}, caf\u00e9 \U0001f600', tool_calls=calls, flags=["revised"]
+        ),
+        message(1, "", role="tool", external_id="toolu_1", timestamp="2026-03-01T12:30:00+02:00"),
+        {"index": 2, "role": "assistant", "text": "no time"},
+    ]
+    imported(cast.owner, batch(session(messages=sent)), django_capture_on_commit_callbacks)
+    rows = Message.objects.order_by("index")
+    first, second, third = rows
+    assert first.text == sent[0]["text"] and first.tool_calls == calls
+    assert first.flags == ["revised"] and first.redacted == [] and first.external_id == ""
+    assert second.text == "" and second.role == "tool" and second.external_id == "toolu_1"
+    assert second.timestamp == datetime(2026, 3, 1, 10, 30, tzinfo=UTC)
+    assert third.timestamp is None and third.tool_calls == []
+    assert {m.scope_id for m in rows} == {Session.objects.get().scope_id}
+    assert [len(m.content_hash) for m in rows] == [64, 64, 64]
+
+
+def test_it_imports_under_the_runtime_role_in_the_tenants_context(
+    cast: Cast, runtime_role: None, django_capture_on_commit_callbacks: Any
+) -> None:
+    """The one-statement message insert passes the row-level policies as the server's role,
+    here held to the uploading tenant's scopes (the worker itself runs as the system)."""
+    principal = selectors.principal_for_key(cast.owner.key or "")
+    assert principal is not None
+    with django_capture_on_commit_callbacks(execute=False) as queued:
+        status, _ = cast.owner.post("/api/sessions/import", batch(session(messages=turns(10))))
+    assert status == 202 and queued
+    with rls.using(rls.for_principal(principal)):
+        for callback in queued:
+            callback()
+        assert len(_texts()) == 10 and _windows() == [(0, 7), (2, 9)]
+        assert ImportJob.objects.get().status == "done"
 
 
 def test_it_appends_new_messages_and_rewrites_only_the_tail(
