@@ -140,8 +140,10 @@ def import_batch(*, principal: Principal, scope_id: int, batch: dict[str, Any]) 
     machine = str(batch.get("machine") or "")
     rows: list[dict[str, Any]] = []
     work: list[windowing.Pending] = []
+    locked = _lock_sessions(scope_id, batch["sessions"])
     for raw in batch["sessions"]:
-        row, pending = _import_session(scope_id, raw, machine=machine, restore=restore)
+        first = locked.pop((raw["tool"], raw["external_id"]), None)
+        row, pending = _import_session(scope_id, raw, first, machine=machine, restore=restore)
         rows.append(row)
         if pending is not None:
             work.append(pending)
@@ -170,11 +172,29 @@ def _after_commit(session_ids: list[int]) -> None:
     transaction.on_commit(run)
 
 
+def _lock_sessions(
+    scope_id: int, sessions: list[dict[str, Any]]
+) -> dict[tuple[str, str], tuple[Session, bool]]:
+    """Every session row of the batch locked (or created) before anything else, in one order
+    for all batches. Jobs run in parallel (two ingest processes): a session cut across two
+    batches is in both, and had each job locked its sessions as it went, along with the
+    Source row of a file they share (an export), the two could wait on each other."""
+    keys = sorted({(str(raw["tool"]), str(raw["external_id"])) for raw in sessions})
+    return {key: importer.lock_session(scope_id, *key) for key in keys}
+
+
 def _import_session(
-    scope_id: int, raw: dict[str, Any], *, machine: str, restore: bool
+    scope_id: int,
+    raw: dict[str, Any],
+    locked: tuple[Session, bool] | None,
+    *,
+    machine: str,
+    restore: bool,
 ) -> tuple[dict[str, Any], windowing.Pending | None]:
-    """One session's row and messages; its result row and the windows it needs."""
-    session, created = importer.lock_session(scope_id, raw["tool"], raw["external_id"])
+    """One session's row and messages; its result row and the windows it needs. `locked` is
+    the row `_lock_sessions` took, for the session's first part in the batch (a later part
+    reads the row again: the first one changed it)."""
+    session, created = locked or importer.lock_session(scope_id, raw["tool"], raw["external_id"])
     head = {"tool": session.tool, "external_id": session.external_id, "id": session.pk}
     if session.deleted_at is not None and not restore:
         skipped = {"skipped": len(raw.get("messages") or [])}

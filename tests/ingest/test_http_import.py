@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from ctx import selectors
 from ctx.models import Block
@@ -341,3 +342,26 @@ def test_it_writes_nothing_of_a_batch_whose_import_fails(
     status, job = run_import(cast.owner, body, django_capture_on_commit_callbacks)
     assert status == 202 and job["status"] == "failed" and job["error"] == "Internal error."
     assert (Session.objects.count(), Message.objects.count(), Block.objects.count()) == (0, 0, 0)
+
+
+def test_it_locks_every_session_of_a_batch_in_one_order_before_anything_else(
+    cast: Cast, django_capture_on_commit_callbacks: Any
+) -> None:
+    """Two ingest processes run jobs at once: a session cut across two batches is in both,
+    and a job that took its Source rows (a shared export file) before that session's lock
+    could wait on the other job while it waits on this one."""
+    imported(cast.owner, batch(session("s-b", turns(2))), django_capture_on_commit_callbacks)
+    source = {"path": "/exports/conversations.json", "cursor": {}}
+    body = batch(*(session(s, turns(2), source=source) for s in ("s-c", "s-a", "s-b")))
+    with CaptureQueriesContext(connection) as queries:
+        job = imported(cast.owner, body, django_capture_on_commit_callbacks)
+    assert [by_id(job)[s]["status"] for s in ("s-c", "s-a", "s-b")] == ["new", "new", "unchanged"]
+    sql = [q["sql"] for q in queries.captured_queries]
+    first_source = next(i for i, q in enumerate(sql) if '"ingest_source"' in q)
+    takes = [
+        (i, next(s for s in ("s-a", "s-b", "s-c") if f"'{s}'" in q))
+        for i, q in enumerate(sql)
+        if '"ingest_session"' in q and ("FOR UPDATE" in q or q.startswith("INSERT"))
+    ]
+    before = [s for i, s in takes if i < first_source]  # a new session: SELECT, then INSERT
+    assert list(dict.fromkeys(before)) == ["s-a", "s-b", "s-c"]
