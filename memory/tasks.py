@@ -21,7 +21,11 @@ BATCH = 64  # sources per task message
 def extract_sources(keys: list[str]) -> list[dict[str, object]]:
     # Idempotent per content hash: a redelivered or retried message finds the sources
     # unchanged and writes nothing.
-    return [services.extract_source(key) for key in keys]
+    skipped = services.never_read(keys)
+    return [
+        {"source": key, "status": "skipped"} if key in skipped else services.extract_source(key)
+        for key in keys
+    ]
 
 
 def enqueue(keys: list[str]) -> None:

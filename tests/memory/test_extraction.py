@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from pytest_django import DjangoAssertNumQueries
+
 from ctx.models import Block
 from dream.models import Link
-from memory import tasks
+from memory import services, tasks
 from memory.models import Entity, Fact, Provenance
 from tests.api.settings_support import put
 from tests.conftest import Cast
@@ -96,3 +98,41 @@ def test_it_extracts_nothing_for_a_tenant_that_turned_it_off(
     assert status == 200, body
     store(cast.owner, django_capture_on_commit_callbacks, "I work at Acme Corp.")
     assert facts(cast.owner) == []
+
+
+def test_it_skips_transcript_windows_with_three_queries_for_the_lot(
+    cast: Cast,
+    django_capture_on_commit_callbacks: Any,
+    django_assert_num_queries: DjangoAssertNumQueries,
+) -> None:
+    """An import's windows reach extraction by the block hook; none is read, none costs a
+    transaction of its own."""
+    messages = [
+        {"index": i, "role": "user" if i % 2 == 0 else "assistant", "text": f"step {i}"}
+        for i in range(16)
+    ]
+    body = {"sessions": [{"tool": "codex", "external_id": "s-1", "messages": messages}]}
+    with django_capture_on_commit_callbacks(execute=True):
+        status, _ = cast.owner.post("/api/sessions/import", body)
+    assert status == 202
+    windows = [
+        f"block:{pk}" for pk in Block.objects.filter(type="transcript").values_list("pk", flat=True)
+    ]
+    assert len(windows) == 3
+    with django_assert_num_queries(3):  # the blocks, extraction records, provenance
+        result = tasks.extract_sources(windows)
+    assert result == [{"source": key, "status": "skipped"} for key in windows]
+
+
+def test_it_still_forgets_what_a_block_no_longer_read_said(
+    cast: Cast, django_capture_on_commit_callbacks: Any
+) -> None:
+    """A block extracted before and no longer read (archived without its hook here) is not
+    skipped: its extraction goes, with the facts only it supported."""
+    stored = store(cast.owner, django_capture_on_commit_callbacks, BOB, title="atlas")
+    key = f"block:{stored['id']}"
+    assert Provenance.objects.filter(source=key).exists()
+    Block.objects.filter(pk=stored["id"]).update(archived=True)
+    assert services.never_read([key]) == set()
+    assert tasks.extract_sources([key])[0]["status"] == "gone"
+    assert not Provenance.objects.filter(source=key).exists()
