@@ -2,7 +2,7 @@
 
 1. Parse + upload: a generated Claude Code history (bench/sessions_parse.py's generator, 10,000
    messages in sessions of 200) read by the CLI's pipeline (ctx_cli.session_upload: the parsers,
-   batches, three jobs in flight) and imported by the server until every job is done. Embedding
+   batches, four jobs in flight) and imported by the server until every job is done. Embedding
    is excluded: this server runs with CTX_EMBED_TRUST=public, so no window is embedded.
 2. Re-import of the unchanged history with the saved cursors.
 3. The same history on a server that embeds: from the first byte read until every window is

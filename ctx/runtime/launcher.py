@@ -276,7 +276,7 @@ def _ingest_worker(py: str) -> list[str]:
     they must not queue behind the embedding of the windows the previous batches wrote (two
     embedding tasks occupied both processes of the main worker). It loads no model and runs
     at normal priority, in two processes: a job waits on PostgreSQL for about half its time
-    (the windows' text-search columns), and the client keeps three jobs queued (measured on
+    (the windows' text-search columns), and the client keeps four jobs queued (measured on
     the bench's 10,000 messages: 591 -> 866 messages/s). ingest.services locks a batch's
     sessions in one order, so two jobs cannot wait on each other."""
     return [
