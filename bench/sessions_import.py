@@ -4,7 +4,8 @@
    messages in sessions of 200) read by the CLI's pipeline (ctx_cli.session_upload: the parsers,
    batches, four jobs in flight) and imported by the server until every job is done. Embedding
    is excluded: this server runs with CTX_EMBED_TRUST=public, so no window is embedded.
-2. Re-import of the unchanged history with the saved cursors.
+2. Re-import of the unchanged history with the saved cursors; and once more without them
+   (`--full`: every message uploaded again, the server finds each unchanged by its hash).
 3. The same history on a server that embeds: from the first byte read until every window is
    embedded and a question about a late session finds its window (semantic arm).
 4. recent_sessions and session_detail with 10,000 sessions: p50/p95 of the MCP tools through a
@@ -46,12 +47,15 @@ def _load() -> list[float]:
     return [round(x, 2) for x in os.getloadavg()]
 
 
-def import_history(url: str, key: str, home: Path, state_dir: Path) -> tuple[float, dict[str, Any]]:
-    """One CLI import run over the history under `home`; seconds and the summary."""
+def import_history(
+    url: str, key: str, home: Path, state_dir: Path, *, full: bool = False
+) -> tuple[float, dict[str, Any]]:
+    """One CLI import run over the history under `home`; seconds and the summary. `full`
+    ignores the saved cursors (`--full`): every file read and uploaded again."""
     client = Client(url, key, timeout=300)
     env = {"XDG_STATE_HOME": str(state_dir)}
     state = State.load(url, up.tenant_of(client), env)
-    options = up.Options(tools=["claude-code"], path=home)
+    options = up.Options(tools=["claude-code"], path=home, full=full)
     started = time.perf_counter()
     found, _ = up.targets(options, home, {})
     summary = up.run(client, state, options, found)
@@ -65,6 +69,7 @@ def part_upload(messages: int, work: Path) -> dict[str, Any]:
         load = _load()
         first_s, first = import_history(server.url, server.key, home, work / "state")
         again_s, again = import_history(server.url, server.key, home, work / "state")
+        full_s, full = import_history(server.url, server.key, home, work / "state", full=True)
     new = first["tools"]["claude-code"]["messages"].get("new", 0)
     return {
         "messages": new,
@@ -73,7 +78,10 @@ def part_upload(messages: int, work: Path) -> dict[str, Any]:
         "messages_per_s": round(new / first_s),
         "reimport_unchanged_s": round(again_s, 3),
         "reimport_messages": again["tools"]["claude-code"]["messages"],
-        "failed": first["failed"] + again["failed"],
+        # Without the cursors: every message read, uploaded and found unchanged by its hash.
+        "reupload_unchanged_s": round(full_s, 2),
+        "reupload_messages": full["tools"]["claude-code"]["messages"],
+        "failed": first["failed"] + again["failed"] + full["failed"],
         "load_before": load,
         "load_after": _load(),
     }
@@ -251,7 +259,8 @@ def _summary(r: dict[str, Any]) -> str:
         u = r["upload"]
         parts.append(
             f"parse+upload {u['messages_per_s']} msgs/s ({u['messages']} in "
-            f"{u['first_import_s']} s), re-import unchanged {u['reimport_unchanged_s']} s"
+            f"{u['first_import_s']} s), re-import unchanged {u['reimport_unchanged_s']} s "
+            f"(re-upload without cursors {u['reupload_unchanged_s']} s)"
         )
     if "searchable" in r:
         s = r["searchable"]
