@@ -59,8 +59,8 @@ class Chunk(models.Model):
 
 
 class Term(models.Model):
-    """A word of a source and in how many of its chunks it occurs. The trigram index serves
-    the partial-word and typo rungs of snippet search."""
+    """A word of a source and in how many of its chunks it occurs (distinctive terms, and the
+    source filter of the partial-word and typo rungs)."""
 
     source = models.ForeignKey(Source, on_delete=models.CASCADE, related_name="vocabulary")
     scope = models.ForeignKey(Scope, on_delete=models.CASCADE, related_name="+", db_index=False)
@@ -71,7 +71,28 @@ class Term(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["source", "word"], name="refterm_source_word_uniq"),
         ]
-        indexes = [GinIndex(fields=["word"], name="refterm_word_trgm", opclasses=["gin_trgm_ops"])]
+
+    def __str__(self) -> str:
+        return self.word
+
+
+class Word(models.Model):
+    """A word of the scope's sources, once per scope, and how many of its sources hold it.
+
+    Its trigram index serves the partial-word and typo rungs of snippet search: searched per
+    source, 78 documents sharing a vocabulary of 6,000 words were 470,000 rows to match (80 ms
+    a lookup at 100k chunks); the scope's words are then checked against the searched sources'
+    vocabularies (Term). A word leaves when its last source does (refindex.services)."""
+
+    scope = models.ForeignKey(Scope, on_delete=models.CASCADE, related_name="+", db_index=False)
+    word = models.CharField(max_length=64)
+    sources = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["scope", "word"], name="refword_scope_word_uniq"),
+        ]
+        indexes = [GinIndex(fields=["word"], name="refword_word_trgm", opclasses=["gin_trgm_ops"])]
 
     def __str__(self) -> str:
         return self.word

@@ -6,7 +6,7 @@ A fallback ladder, each rung tried only when the ones before found nothing:
 1. `stemmed_and`: every word, stemmed (PostgreSQL `plainto_tsquery('english', …)`).
 2. `stemmed_or`: any of the words.
 3. `trigram`: words of the sources' vocabulary that contain a query word (a partial word:
-   `useEff` finds `useEffect`), through the vocabulary's pg_trgm index.
+   `useEff` finds `useEffect`), through the pg_trgm index of the scope's word list.
 4. `typo`: each query word replaced by the nearest vocabulary word within an edit distance of
    1 (words up to 5 letters) or 2, among the words sharing trigrams with it (pg_trgm `%`).
 
@@ -23,7 +23,6 @@ from typing import Any
 from django.db import connection
 
 from refindex import vocabulary
-from refindex.models import Term
 
 RUNGS = ("stemmed_and", "stemmed_or", "trigram", "typo")
 WINDOW = 1500  # characters of a snippet
@@ -120,36 +119,54 @@ def _any(words: list[str]) -> str:
     return " | ".join(words)
 
 
-def _containing(words: list[str], sources: list[int]) -> list[str]:
-    """Vocabulary words that contain a query word of 3 letters or more (not the word itself)."""
+# The partial-word and typo rungs look a word up in the scope's word list (one row per word,
+# refindex_word, trigram-indexed) and keep the words the searched sources hold (refindex_term,
+# by its (source, word) key), the most widespread first.
+_CONTAINING = """SELECT t.word FROM refindex_term t
+WHERE t.source_id = ANY(%(sources)s) AND t.word IN (
+  SELECT w.word FROM refindex_word w
+  WHERE w.scope_id = ANY(%(scopes)s) AND w.word LIKE %(pattern)s AND w.word <> %(word)s)
+GROUP BY t.word ORDER BY max(t.chunks) DESC, t.word LIMIT %(limit)s"""
+
+_SIMILAR = """SELECT t.word, max(t.chunks) FROM refindex_term t
+WHERE t.source_id = ANY(%(sources)s) AND t.word IN (
+  SELECT w.word FROM refindex_word w
+  WHERE w.scope_id = ANY(%(scopes)s) AND w.word %% %(word)s
+  ORDER BY similarity(w.word, %(word)s) DESC LIMIT 200)
+GROUP BY t.word ORDER BY similarity(t.word, %(word)s) DESC LIMIT 50"""
+
+
+def _rows(sql: str, params: dict[str, Any]) -> list[tuple[Any, ...]]:
+    with connection.cursor() as cur:
+        cur.execute(sql, params)
+        return cur.fetchall()
+
+
+def _containing(words: list[str], corpus: Corpus) -> list[str]:
+    """Vocabulary words that contain a query word of 3 letters or more (not the word itself).
+    Query words are letters and digits only (TOKEN), so they hold no LIKE wildcard."""
     found: list[str] = []
     for word in words:
         if len(word) < 3:
             continue
-        rows = (
-            Term.objects.filter(source_id__in=sources, word__contains=word)
-            .exclude(word=word)
-            .order_by("-chunks", "word")
-            .values_list("word", flat=True)
-        )
-        found.extend(dict.fromkeys(rows[: EXPANSIONS * 4]).keys())
+        params = {
+            "sources": corpus.sources,
+            "scopes": corpus.scopes,
+            "pattern": f"%{word}%",
+            "word": word,
+            "limit": EXPANSIONS * 4,
+        }
+        found.extend(row[0] for row in _rows(_CONTAINING, params))
     return list(dict.fromkeys(found))[: EXPANSIONS * max(1, len(words))]
 
 
-_SIMILAR = """SELECT word, max(chunks) FROM refindex_term
-WHERE source_id = ANY(%s) AND word %% %s GROUP BY word ORDER BY similarity(word, %s) DESC
-LIMIT 50"""
-
-
-def nearest(word: str, sources: list[int]) -> str | None:
+def nearest(word: str, corpus: Corpus) -> str | None:
     """The vocabulary word nearest to `word` by edit distance (1 for words up to 5 letters,
     else 2), the more widespread on a tie; None when there is none or the word is known."""
     bound = 1 if len(word) <= 5 else 2
-    with connection.cursor() as cur:
-        cur.execute(_SIMILAR, [sources, word, word])
-        rows = cur.fetchall()
+    params = {"sources": corpus.sources, "scopes": corpus.scopes, "word": word}
     best: tuple[int, int, str] | None = None
-    for candidate, chunks in rows:
+    for candidate, chunks in _rows(_SIMILAR, params):
         if candidate == word:
             return None
         distance = vocabulary.edit_distance(word, candidate, bound)
@@ -158,11 +175,11 @@ def nearest(word: str, sources: list[int]) -> str | None:
     return best[2] if best else None
 
 
-def _typo(words: list[str], sources: list[int]) -> dict[str, str]:
+def _typo(words: list[str], corpus: Corpus) -> dict[str, str]:
     fixes: dict[str, str] = {}
     for word in words:
         if len(word) >= 3 and not word.isdigit():
-            fixed = nearest(word, sources)
+            fixed = nearest(word, corpus)
             if fixed is not None:
                 fixes[word] = fixed
     return fixes
@@ -172,17 +189,16 @@ def search_one(query: str, corpus: Corpus, limit: int) -> Found:
     """One query down the ladder until a rung finds something."""
     found = Found(query)
     words = tokens(query)
-    sources = corpus.sources
-    if not words or not sources:
+    if not words or not corpus.sources:
         return found
     found.hits = _run(_AND, query, corpus, limit, "stemmed_and")
     if not found.hits and len(words) > 1:
         found.hits = _run(_OR, _any(words), corpus, limit, "stemmed_or")
     if not found.hits:
-        expanded = _containing(words, sources)
+        expanded = _containing(words, corpus)
         found.hits = _run(_OR, _any(expanded), corpus, limit, "trigram") if expanded else []
     if not found.hits:
-        found.corrections = _typo(words, sources)
+        found.corrections = _typo(words, corpus)
         fixed = [found.corrections.get(w, w) for w in words]
         if found.corrections:
             found.hits = _run(_AND, " ".join(fixed), corpus, limit, "typo") or _run(

@@ -150,11 +150,21 @@ def source_index(
 
 _TERMS_INSERT = """INSERT INTO refindex_term (source_id, scope_id, word, chunks)
 SELECT %s, %s, w, n FROM unnest(%s::text[], %s::int[]) AS t(w, n)"""
+# The scope's word list counts the sources holding each word; the words arrive sorted, so two
+# sources indexed at once lock shared rows in the same order (no deadlock).
+_WORDS_ADD = """INSERT INTO refindex_word (scope_id, word, sources)
+SELECT %s, w, 1 FROM unnest(%s::text[]) AS w
+ON CONFLICT (scope_id, word) DO UPDATE SET sources = refindex_word.sources + 1"""
+_WORDS_DROP = """UPDATE refindex_word SET sources = sources - 1
+WHERE scope_id = %s AND word = ANY(%s::text[])"""
+_WORDS_GONE = """DELETE FROM refindex_word
+WHERE scope_id = %s AND word = ANY(%s::text[]) AND sources <= 0"""
 
 
 def _vocabulary(source: Source, texts: list[str]) -> None:
-    """The source's words (one statement) and its distinctive terms."""
+    """The source's words (one statement), the scope's word list and its distinctive terms."""
     found = vocabulary.counts(texts)
+    before = set(Term.objects.filter(source=source).values_list("word", flat=True))
     Term.objects.filter(source=source).delete()
     if found:
         words = list(found)
@@ -162,7 +172,20 @@ def _vocabulary(source: Source, texts: list[str]) -> None:
             cur.execute(
                 _TERMS_INSERT, [source.pk, source.scope_id, words, [found[w] for w in words]]
             )
+    _scope_words(source.scope_id, added=set(found) - before, removed=before - set(found))
     source.terms = vocabulary.distinctive(found, len(texts))
+
+
+def _scope_words(scope_id: int, *, added: set[str], removed: set[str]) -> None:
+    """Count a source's new words into the scope's list and its dropped ones out of it (a word
+    no source holds any more leaves the list)."""
+    with connection.cursor() as cur:
+        if added:
+            cur.execute(_WORDS_ADD, [scope_id, sorted(added)])
+        if removed:
+            gone = sorted(removed)
+            cur.execute(_WORDS_DROP, [scope_id, gone])
+            cur.execute(_WORDS_GONE, [scope_id, gone])
 
 
 @transaction.atomic
@@ -171,6 +194,8 @@ def source_delete(*, principal: Principal, label: str, scope: str | None) -> dic
     source = get_source_for(principal, label, scope, write=True)
     ids = [str(b) for b in Chunk.objects.filter(source=source).values_list("block_id", flat=True)]
     removed = services.block_purge(principal=principal, block_ids=ids)
+    words = set(Term.objects.filter(source=source).values_list("word", flat=True))
+    _scope_words(source.scope_id, added=set(), removed=words)
     gone = {"id": source.pk, "label": source.label, "scope": source.scope.name, "blocks": removed}
     source.delete()
     return gone

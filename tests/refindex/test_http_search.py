@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import Cast
-from tests.refindex.support import GUIDE, index, search
+from tests.refindex.support import GUIDE, delete, index, search
 
 pytestmark = pytest.mark.django_db
 
@@ -70,6 +70,28 @@ def test_it_corrects_a_typo_and_says_so(guide: Cast) -> None:
     hit = result["hits"][0]
     assert hit["rung"] == "typo" and hit["title"] == "Guide > Configure > Database"
     assert "«pgvector»" in hit["snippet"]
+
+
+def test_partial_words_and_typos_keep_to_the_searched_sources(guide: Cast) -> None:
+    index(guide.owner, "The scheduler of the other system.\n\nIt runs at night.", source="b.txt")
+    _, data = search(guide.owner, "webhoo", "pgvectr", source="b.txt")
+    assert [(r["rung"], r["corrections"]) for r in data["results"]] == [(None, {}), (None, {})]
+
+
+def _scope_words(*words: str) -> set[str]:
+    from refindex.models import Word
+
+    return set(Word.objects.filter(word__in=words).values_list("word", flat=True))
+
+
+def test_a_deleted_sources_words_leave_with_it(guide: Cast) -> None:
+    index(guide.owner, "The scheduler of the other system.\n\nIt runs at night.", source="b.txt")
+    assert _scope_words("pgvector", "scheduler") == {"pgvector", "scheduler"}
+    assert delete(guide.owner, "guide.md")[0] == 200
+    assert _scope_words("pgvector", "scheduler") == {"scheduler"}  # b.txt still holds it
+    assert _first(search(guide.owner, "pgvectr")[1])["corrections"] == {}
+    index(guide.owner, "The scheduler moved.\n\nNothing else.", source="b.txt")  # re-indexed
+    assert _scope_words("system", "scheduler") == {"scheduler"}
 
 
 def test_it_finds_nothing_for_unrelated_words(guide: Cast) -> None:

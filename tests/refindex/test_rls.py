@@ -16,7 +16,7 @@ from tests.conftest import Cast
 from tests.refindex.support import GUIDE, index
 
 pytestmark = pytest.mark.django_db
-TABLES = ["refindex_source", "refindex_chunk", "refindex_term"]
+TABLES = ["refindex_source", "refindex_chunk", "refindex_term", "refindex_word"]
 
 
 @pytest.fixture
