@@ -35,7 +35,10 @@ EXPANSIONS = 20  # vocabulary words one partial query word may stand for
 # top five. So the matches are found by the GIN index alone (a chunk block is known by its
 # scope and its source's category, no join), CANDIDATES at a time, ranked among themselves,
 # and only the best few are joined to their source and marked: a query whose words are in
-# more chunks than that is not distinctive, and any of them serves.
+# more chunks than that is not distinctive, and any of them serves. The category test is kept
+# away from the (scope, category) index (`|| ''`): the planner, estimating 12k of 101k chunks
+# for 78 categories, intersected the full-text bitmap with all 101k index entries of the scope
+# (40 ms); from the full-text index alone the same query takes 12–18 ms.
 CANDIDATES = 1000
 
 _HITS = """
@@ -43,7 +46,7 @@ WITH m AS (
   SELECT b.id, b.title, ts_rank(b.tsv_en, q) AS rank, q
   FROM ctx_block b, {query} AS q
   WHERE b.tsv_en @@ q AND NOT b.archived
-    AND b.scope_id = ANY(%(scopes)s) AND b.category = ANY(%(categories)s)
+    AND b.scope_id = ANY(%(scopes)s) AND (b.category || '') = ANY(%(categories)s)
   LIMIT %(candidates)s
 ), top AS (SELECT * FROM m ORDER BY rank DESC, id LIMIT %(limit)s)
 SELECT top.id, s.label, sc.name, top.title, top.rank, b.sensitivity,
