@@ -1,7 +1,8 @@
 """Embedding throughput: the model alone, and the real indexing path end to end.
 
     python bench/embedding.py [--provider local|e5] [--short 2000] [--long 200]
-                              [--precision auto|fp32|bf16] [--e2e] [--profile PATH]
+                              [--precision auto|fp32|bf16] [--runtime onnx|torch]
+                              [--e2e] [--profile PATH]
                               [--lengths 10,20,40,60] [--out results.json]
 
 Short blocks are LongMemEval user turns of at most 60 words; long ones are ~1,000-word
@@ -122,10 +123,14 @@ def main() -> None:
     ap.add_argument("--e2e", action="store_true", help="also time the indexing path with its DB")
     ap.add_argument("--profile", help="cProfile the end-to-end runs into PATH.short/PATH.long")
     ap.add_argument("--precision", default="auto", choices=("auto", "fp32", "bf16"))
+    ap.add_argument(
+        "--runtime", default="onnx", choices=("onnx", "torch"), help="CTX_EMBED_PASSAGE_RUNTIME"
+    )
     ap.add_argument("--lengths", help="comma-separated word counts: the model on such texts")
     ap.add_argument("--out")
     args = ap.parse_args()
-    os.environ["CTX_EMBED_PRECISION"] = args.precision  # the server's path reads the setting
+    os.environ["CTX_EMBED_PRECISION"] = args.precision  # the server's path reads the settings
+    os.environ["CTX_EMBED_PASSAGE_RUNTIME"] = args.runtime
     texts, _ = corpus(20_000)
     short = [t for t in texts if len(t.split()) <= 60][: args.short]
     long = [" ".join(texts[i : i + 25]) for i in range(0, 25 * args.long, 25)]
@@ -138,13 +143,16 @@ def main() -> None:
         else:
             from retrieval.embeddings import LocalSentenceTransformer
 
-            provider = LocalSentenceTransformer(precision=args.precision)
+            provider = LocalSentenceTransformer(
+                precision=args.precision, passage_runtime=args.runtime
+            )
         provider.embed(["warm up"], kind="passage")  # type: ignore[attr-defined]
         import torch
 
         result: dict[str, Any] = {
             "benchmark": "embedding",
             "provider": args.provider,
+            "runtime": args.runtime,
             "precision": getattr(provider, "precision", args.precision),  # auto resolved
             "threads": torch.get_num_threads(),
             "model": {"short": run(provider, short), "long": run(provider, long)},
@@ -166,7 +174,8 @@ def main() -> None:
     label = "end to end" if args.e2e else "model only"
     emit(
         result,
-        f"embedding ({args.provider} {result['precision']}, {label}, {result['threads']} threads): "
+        f"embedding ({args.provider} {args.runtime} {result['precision']}, {label}, "
+        f"{result['threads']} threads): "
         f"short "
         f"{part['short']['blocks_per_s']} blocks/s, long "
         f"(~{sum(len(t.split()) for t in long) // max(1, len(long))} words) "

@@ -38,7 +38,7 @@ EXPANSIONS = 20  # vocabulary words one partial query word may stand for
 # more chunks than that is not distinctive, and any of them serves. The category test is kept
 # away from the (scope, category) index (`|| ''`): the planner, estimating 12k of 101k chunks
 # for 78 categories, intersected the full-text bitmap with all 101k index entries of the scope
-# (40 ms); from the full-text index alone the same query takes 12–18 ms.
+# (40 ms); from the full-text index alone the same query takes 12 to 18 ms.
 CANDIDATES = 1000
 
 _HITS = """

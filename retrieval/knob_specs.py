@@ -76,6 +76,14 @@ KNOBS: tuple[Knob, ...] = (
         "How the local model embeds questions: onnx-int8, onnx (fp32) or torch.",
         parse=choice("onnx-int8", "onnx", "torch"),
     ),
+    knob(
+        "CTX_EMBED_PASSAGE_RUNTIME",
+        "str",
+        "onnx",
+        "How the local model embeds stored texts: onnx (fp32, the same vectors, faster "
+        "on CPUs without bfloat16 units) or torch (CTX_EMBED_PRECISION applies).",
+        parse=choice("onnx", "torch"),
+    ),
     knob("CTX_EMBED_BASE_URL", "url", "", "Remote embedding endpoint (ollama, openai)."),
     knob(
         "CTX_EMBED_MODEL",

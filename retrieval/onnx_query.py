@@ -1,10 +1,13 @@
-"""Query vectors through ONNX Runtime: the local sentence-transformers model, exported once.
+"""Vectors through ONNX Runtime: the local sentence-transformers model, exported once.
 
 Why: one question through sentence-transformers costs 12.9 ms p50 on one thread of this 2-core
 machine, the same graph in ONNX Runtime 5.4 ms, with vectors equal to the torch ones (cosine
 >= 0.9999998 on 50 LongMemEval questions). The web workers embed nothing but queries, so once
-the export exists they never import torch (~4 s and ~600 MB per process). Stored texts stay
-on torch, where bf16 pays off for batches (docs/architecture.md, "Embeddings").
+the export exists they never import torch (~4 s and ~600 MB per process). Stored texts take
+the fp32 export too (CTX_EMBED_PASSAGE_RUNTIME=onnx, all cores): texts of equal token length
+run together unpadded, 302 short windows/s here against 52/s for sentence-transformers' padded
+batches, the same vectors. (torch with bf16 pays off only on CPUs with bfloat16 units:
+docs/architecture.md, "Embeddings".)
 
 Only models that are a BERT encoder, mean pooling and normalisation (the packaged MiniLM and
 its kind) are exported; anything else keeps the torch path.
@@ -30,6 +33,9 @@ _MODULES = [
     "sentence_transformers.models.Normalize",
 ]
 _INPUTS = ["input_ids", "attention_mask", "token_type_ids"]
+# Texts per run at most: 64 windows of 256 tokens hold ~200 MB of attention scores; a worker's
+# batch of 192 in one run would hold three times that.
+RUN = 64
 
 
 def compatible(model_dir: str) -> bool:
@@ -158,6 +164,10 @@ class OnnxQueryEncoder:
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
+        # Threads that spin while they wait for work took the core from the other busy
+        # processes of a small machine: on two loaded cores two spinning threads embedded at
+        # half the rate of one (83 vs 157 texts/s); sleeping, they lose nothing when quiet.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self._session = ort.InferenceSession(
             str(onnx_file), options, providers=["CPUExecutionProvider"]
         )
@@ -174,7 +184,8 @@ class OnnxQueryEncoder:
         for i, encoding in enumerate(encodings):
             by_length.setdefault(len(encoding.ids), []).append(i)
         vectors: dict[int, np.ndarray] = {}
-        for rows in by_length.values():
+        runs = [rows[i : i + RUN] for rows in by_length.values() for i in range(0, len(rows), RUN)]
+        for rows in runs:
             ids = np.array([encodings[i].ids for i in rows], dtype=np.int64)
             feeds = {"input_ids": ids, "attention_mask": np.ones_like(ids)}
             feeds["token_type_ids"] = np.zeros_like(ids)

@@ -67,6 +67,23 @@ def test_onnx_questions_get_the_vectors_torch_gives_them() -> None:
     assert (singles * reference).sum(axis=1).min() > 0.99999
 
 
+def test_stored_texts_through_onnx_get_the_vectors_torch_gives_them() -> None:
+    """CTX_EMBED_PASSAGE_RUNTIME=onnx (the default) changes the speed, not the vectors: short
+    and long texts (cut at the model's 256 tokens like sentence-transformers cuts them), and
+    more equal-length texts than one run holds."""
+    long = " ".join(
+        f"paragraph {i} about the harbour, the ferry and the timetable" for i in range(60)
+    )
+    texts = [*QUESTIONS, long, *(f"note number {i:03d} of the batch" for i in range(70))]
+    onnx = LocalSentenceTransformer(passage_runtime="onnx")
+    torch = LocalSentenceTransformer(passage_runtime="torch")
+    fast = np.array(onnx.embed(texts, kind="passage"))
+    reference = np.array(torch.embed(texts, kind="passage"))
+    assert onnx._passages, "the ONNX encoder was not used"
+    assert (fast * reference).sum(axis=1).min() > 0.99999
+    assert onnx._model is None  # torch never loaded for it
+
+
 def test_a_process_that_only_embeds_questions_never_loads_torch() -> None:
     LocalSentenceTransformer(query_runtime="onnx-int8").embed(["warm the export"], kind="query")
     script = (
