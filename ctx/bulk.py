@@ -12,6 +12,7 @@ apply as usual.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from functools import cache
 from typing import Any
@@ -111,4 +112,31 @@ def insert_columns(model: type[Model], names: Sequence[str], rows: Sequence[Sequ
     sql = f"INSERT INTO {quote(model._meta.db_table)} ({targets}) SELECT * FROM unnest({arrays})"  # noqa: S608 - names come from the model, values are parameters
     with _server_binding_cursor() as cursor:
         cursor.execute(sql, [list(values) for values in columns])
+    return len(rows)
+
+
+def insert_json_rows(
+    model: type[Model], names: Sequence[str], rows: Sequence[dict[str, Any]]
+) -> int:
+    """INSERT rows given as dicts keyed by the field names in `names` (values JSON-ready: ISO
+    text for times, lists for array fields) as one statement, the rows one JSON document that
+    PostgreSQL expands with `jsonb_to_recordset`; returns the number of rows. For rows with
+    array columns, which `insert_columns`' `unnest` would flatten (an import's messages: their
+    model instances and client-side rendering were a sixth of the import job, profiled)."""
+    if not rows:
+        return 0
+    fields = [_concrete(model, name) for name in names]
+    quote = connection.ops.quote_name
+    columns = ", ".join(quote(str(f.column)) for f in fields)
+    record = ", ".join(f"{quote(str(f.column))} {f.db_type(connection)}" for f in fields)
+    sql = (
+        f"INSERT INTO {quote(model._meta.db_table)} ({columns}) "  # noqa: S608 - names come from the model, values are a parameter
+        f"SELECT {columns} FROM jsonb_to_recordset(%s::jsonb) AS r({record})"
+    )
+    payload = json.dumps(
+        [{str(f.column): row[name] for f, name in zip(fields, names, strict=True)} for row in rows],
+        ensure_ascii=False,
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [payload])
     return len(rows)

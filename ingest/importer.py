@@ -21,7 +21,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from ingest import bulk
+from ctx import bulk
 from ingest.models import Message, Session, Source
 
 PREVIEW_CHARS = 300
@@ -136,8 +136,9 @@ MESSAGE_FIELDS = (
 
 
 def _row(session: Session, index: int, raw: dict[str, Any]) -> dict[str, Any]:
-    """A message row for ingest.bulk, its time as ISO text with an offset (a naive time is
-    the server's time zone, as the ORM reads one; PostgreSQL's session zone is UTC)."""
+    """A message row for ctx.bulk.insert_json_rows, its time as ISO text with an offset (a
+    naive time is the server's time zone, as the ORM reads one; PostgreSQL's session zone is
+    UTC)."""
     stamp = when(raw.get("timestamp"))
     if stamp is not None and timezone.is_naive(stamp):
         stamp = timezone.make_aware(stamp)

@@ -63,14 +63,7 @@ def never_read(keys: list[str]) -> set[str]:
     extract and nothing to forget (transcript windows, digests, extracted facts), told with
     three queries for all of them. An import's windows each cost a transaction, a lock and
     five queries in `extract_source` to learn that, a second core's work during the import."""
-    ids: dict[str, str] = {}
-    for key in keys:
-        kind, _, raw = key.partition(":")
-        if kind == "block":
-            try:
-                ids[key] = str(uuid.UUID(raw))
-            except ValueError:
-                continue
+    ids = {key: str(pk) for key in keys if (pk := sources.block_id(key)) is not None}
     read = set(sources.eligible_blocks(list(ids.values())))
     candidates = [key for key, pk in ids.items() if pk not in read]
     if not candidates:

@@ -56,10 +56,22 @@ def session_key(session_id: int) -> str:
     return f"session:{session_id}"
 
 
-def load(key: str) -> Source | None:
+def block_id(key: str) -> uuid.UUID | None:
+    """The block a `block:` key names; None for another kind of key or a malformed id."""
     kind, _, raw = key.partition(":")
-    if kind == "block":
-        return _block(raw)
+    if kind != "block":
+        return None
+    try:
+        return uuid.UUID(raw)
+    except ValueError:
+        return None
+
+
+def load(key: str) -> Source | None:
+    pk = block_id(key)
+    if pk is not None:
+        return _block(pk)
+    kind, _, raw = key.partition(":")
     if kind == "session" and raw.isdigit():
         return _session(int(raw))
     return None
@@ -85,11 +97,7 @@ def eligible_blocks(block_ids: list[str]) -> list[str]:
     return sorted(ids - derived)
 
 
-def _block(raw: str) -> Source | None:
-    try:
-        pk = uuid.UUID(raw)
-    except ValueError:
-        return None
+def _block(pk: uuid.UUID) -> Source | None:
     block = Block.objects.select_related("scope", "scope__tenant").filter(pk=pk).first()
     if block is None or block.archived or block.type in SKIPPED_TYPES:
         return None

@@ -99,7 +99,7 @@ def test_it_imports_the_same_batch_twice_without_duplicates(
 def test_it_stores_every_field_of_a_message_as_sent(
     cast: Cast, django_capture_on_commit_callbacks: Any
 ) -> None:
-    """The messages travel to the database as one JSON document (ingest.bulk): array
+    """The messages travel to the database as one JSON document (ctx.bulk.insert_json_rows): array
     elements with quotes, braces and commas, an offset time and a missing one arrive intact."""
     calls = ['Bash: grep -n "a, b" {src}', "Read: C:\\logs\\app.log", "NULL"]
     sent = [
