@@ -32,6 +32,7 @@ import sys
 import time
 import uuid
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -195,66 +196,30 @@ def batches(first: int, count: int, size: int) -> Iterator[range]:
         yield range(start, min(first + count, start + size))
 
 
-def _vector_text(rows: np.ndarray) -> list[str]:
-    """pgvector's text form, seven significant digits (float32 keeps about that many)."""
-    return ["[" + ",".join(map(_DIGITS, row)) + "]" for row in rows.tolist()]
-
-
-_DIGITS = "{:.7g}".format
-
-
 def block_rows(
     base: Base, serials: range, scope_id: int, rng: np.random.Generator, now: datetime
 ) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
     """ctx_block and ctx_blockchunk rows (COPY order: BLOCK_COLUMNS, CHUNK_COLUMNS)."""
+    from psycopg.types.json import Jsonb
+
     n = len(base.texts)
     blocks: list[tuple[Any, ...]] = []
     chunks: list[tuple[Any, ...]] = []
     for serial in serials:
         pos, copy = serial % n, serial // n
-        windows = base.vectors[base.starts[pos] : base.ends[pos]]
+        windows = base.vectors[base.starts[pos] : base.ends[pos]].astype(np.float64)
         if copy:
-            windows = perturb(windows.astype(np.float64), rng).astype(np.float32)
+            windows = perturb(windows, rng)
         block_id = uuid.uuid4()
         text = copy_text(base.texts[pos], copy)
+        title = copy_title(base.texts[pos], copy, serial)
         blocks.append(
-            (
-                block_id,
-                scope_id,
-                f"cat{serial % CATEGORIES}",
-                copy_title(base.texts[pos], copy, serial),
-                text,
-                _hash(text),
-                unit_mean(windows),
-                now,
-            )
-        )
-        chunks.extend((block_id, scope_id, i, w) for i, w in enumerate(windows))
-    block_vecs = _vector_text(np.stack([b[6] for b in blocks]))
-    chunk_vecs = _vector_text(np.stack([c[3] for c in chunks]))
-    block_out = [
-        (
-            *b[:6],
-            "{}",
-            "{}",
-            "knowledge",
-            "knowledge",
-            False,
-            vec,
-            MODEL,
-            "{}",
-            0.5,
-            "internal",
-            "bench:scale",
-            "",
-            "",
-            b[7],
-            b[7],
-        )
-        for b, vec in zip(blocks, block_vecs, strict=True)
-    ]
-    chunk_out = [(*c[:3], vec) for c, vec in zip(chunks, chunk_vecs, strict=True)]
-    return block_out, chunk_out
+            (block_id, scope_id, f"cat{serial % CATEGORIES}", title, text, _hash(text), [],
+             Jsonb({}), "knowledge", "knowledge", False, unit_mean(windows).astype(np.float32),
+             MODEL, [], 0.5, "internal", "bench:scale", "", "", now, now)
+        )  # fmt: skip
+        chunks.extend((block_id, scope_id, i, w.astype(np.float32)) for i, w in enumerate(windows))
+    return blocks, chunks
 
 
 def _hash(text: str) -> str:
@@ -270,6 +235,14 @@ BLOCK_COLUMNS = (
     "source_session, source_quote, created_at, updated_at"
 )
 CHUNK_COLUMNS = "block_id, scope_id, idx, embedding"
+# Binary COPY: pgvector's binary form is packed by numpy, where the text form cost 0.4 ms a
+# vector to format in Python (measured), 15 minutes for a million blocks and their windows.
+BLOCK_TYPES = [
+    "uuid", "int8", "varchar", "varchar", "text", "varchar", "varchar[]", "jsonb", "varchar",
+    "varchar", "bool", "vector", "varchar", "timestamptz[]", "float8", "varchar", "varchar",
+    "varchar", "text", "timestamptz", "timestamptz",
+]  # fmt: skip
+CHUNK_TYPES = ["uuid", "int8", "int2", "vector"]
 HNSW = ("block_embedding_hnsw", "chunk_embedding_hnsw")
 
 
@@ -284,8 +257,11 @@ def drop_hnsw(cur: Any) -> list[str]:
     return definitions
 
 
-def copy_rows(cur: Any, table: str, columns: str, rows: Sequence[tuple[Any, ...]]) -> None:
-    with cur.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
+def copy_rows(
+    cur: Any, table: str, columns: str, types: list[str], rows: Sequence[tuple[Any, ...]]
+) -> None:
+    with cur.copy(f"COPY {table} ({columns}) FROM STDIN WITH (FORMAT BINARY)") as copy:
+        copy.set_types(types)
         for row in rows:
             copy.write_row(row)
 
@@ -304,8 +280,12 @@ def load(args: argparse.Namespace) -> None:
     (args.data_dir / "scale-keys.json").write_text(json.dumps(tenants))
     rng = np.random.default_rng(args.seed)
     now = datetime.now(UTC)
-    raw = connection.cursor().connection  # psycopg's own connection: COPY
+    from pgvector.psycopg import register_vector
+
+    connection.ensure_connection()
+    raw = connection.connection  # psycopg's own connection: COPY
     raw.autocommit = True
+    register_vector(raw)
     with raw.cursor() as cur:
         definitions = drop_hnsw(cur)
         started = time.perf_counter()
@@ -313,8 +293,8 @@ def load(args: argparse.Namespace) -> None:
         for tenant, count in zip(tenants, tenant_split(args.blocks, args.tenants), strict=True):
             for serials in batches(first, count, 5000):
                 b_rows, c_rows = block_rows(base, serials, tenant["scope_id"], rng, now)
-                copy_rows(cur, "ctx_block", BLOCK_COLUMNS, b_rows)
-                copy_rows(cur, "ctx_blockchunk", CHUNK_COLUMNS, c_rows)
+                copy_rows(cur, "ctx_block", BLOCK_COLUMNS, BLOCK_TYPES, b_rows)
+                copy_rows(cur, "ctx_blockchunk", CHUNK_COLUMNS, CHUNK_TYPES, c_rows)
                 if serials.stop % 50000 == 0:
                     print(
                         f"{serials.stop} blocks, {time.perf_counter() - started:.0f} s",
@@ -501,32 +481,79 @@ def _ppid(proc: Path) -> int:
         return -1
 
 
+def forget_question_vectors(data_dir: Path) -> int:
+    """Empty the stored query-vector cache (ctx_embedcache), so the questions are new to a
+    server started afterwards (its in-process cache starts empty); returns the rows deleted."""
+    import psycopg
+
+    with psycopg.connect(owner_url(data_dir)) as conn, conn.cursor() as cur:
+        cur.execute("DELETE FROM ctx_embedcache")
+        return int(cur.rowcount)
+
+
+def concurrent_queries(
+    url: str, tenants: list[dict[str, Any]], questions: list[str], first: int, clients: int
+) -> dict[str, Any]:
+    """The questions split among `clients` threads, each with its own connection: queries/s
+    and the server's times under that concurrency."""
+    server: list[float] = []
+
+    def run(part: int) -> None:
+        with httpx.Client(base_url=url, timeout=600) as client:
+            for j in range(part, len(questions), clients):
+                tenant = tenants[(first + j) % len(tenants)]
+                body = {"query": questions[j], "scope": tenant["scope"], "limit": 10}
+                server.append(
+                    _post(client, "/api/query", tenant["key"], body).json()["timing_ms"]["total"]
+                )
+
+    started = time.perf_counter()
+    with ThreadPoolExecutor(clients) as pool:
+        list(pool.map(run, range(clients)))
+    seconds = time.perf_counter() - started
+    return {
+        "clients": clients,
+        "queries": len(questions),
+        "queries_per_s": round(len(questions) / seconds, 2),
+        "server_p50_ms": round(percentile(server, 50), 2),
+        "server_p95_ms": round(percentile(server, 95), 2),
+    }
+
+
 def measure(args: argparse.Namespace) -> None:
     tenants = json.loads((args.data_dir / "scale-keys.json").read_text())
     turns, questions = corpus(args.store_from + STORES)
     new_texts = turns[args.store_from :]
+    timed_q = questions[args.offset : args.offset + args.queries]
     load_before = [round(x, 2) for x in os.getloadavg()]
     with httpx.Client(base_url=args.url, timeout=600) as client:
         time_queries(client, tenants, questions[: args.warmup], 0)  # warm-up
-        timed = time_queries(
-            client, tenants, questions[args.offset : args.offset + args.queries], args.offset
-        )
+        timed = time_queries(client, tenants, timed_q, args.offset)
         load_queries = [round(x, 2) for x in os.getloadavg()]
+        repeated = time_queries(client, tenants, timed_q[: args.repeated], args.offset)
         stores = time_stores(client, tenants[0], new_texts, args.tag)
+    concurrent = None
+    if args.clients > 1:
+        first = args.offset + args.queries
+        concurrent = concurrent_queries(
+            args.url,
+            tenants,
+            questions[first : first + args.concurrent_queries],
+            first,
+            args.clients,
+        )
     facts = database_facts(args.data_dir)
-    cur = (
-        json.loads((args.data_dir / "scale-load.json").read_text())
-        if (args.data_dir / "scale-load.json").exists()
-        else {}
-    )
+    loaded = args.data_dir / "scale-load.json"
     row = {
         "label": args.label,
-        "blocks": cur.get("blocks"),
+        "blocks": json.loads(loaded.read_text())["blocks"] if loaded.exists() else None,
         "tenants": len(tenants),
         "web_workers": args.web_workers,
         "celery_workers": args.celery_workers,
-        "questions": [args.offset, args.offset + args.queries],
+        "questions": [args.offset, args.offset + len(timed_q)],
         **timed,
+        "repeated": {k: repeated[k] for k in ("queries", "server_p50_ms", "server_p95_ms")},
+        "concurrent": concurrent,
         **stores,
         **facts,
         "load_average_before": load_before,
@@ -536,10 +563,14 @@ def measure(args: argparse.Namespace) -> None:
     emit(
         {"benchmark": "scale", "results": [row]},
         f"scale: {row['blocks']} blocks, {row['tenants']} tenants: /api/query p50 "
-        f"{row['server_p50_ms']} ms p95 {row['server_p95_ms']} ms (server), "
+        f"{row['server_p50_ms']} ms p95 {row['server_p95_ms']} ms (server, new questions), "
         f"{row['stores_per_s']} stores/s, database {row['database_mb']} MB",
         args.out,
     )
+
+
+def forget(args: argparse.Namespace) -> None:
+    print(f"scale forget: {forget_question_vectors(args.data_dir)} stored question vectors deleted")
 
 
 # --- plot ----------------------------------------------------------------------------------------
@@ -606,13 +637,20 @@ def main() -> None:
     p.add_argument("--tag", default="stored", help="title prefix of the stored blocks")
     p.add_argument("--label", default="")
     p.add_argument("--web-workers", type=int, default=2)
-    p.add_argument("--celery-workers", type=int, default=1)
+    p.add_argument("--celery-workers", type=int, default=2)
+    p.add_argument("--repeated", type=int, default=50, help="timed questions asked again")
+    p.add_argument("--clients", type=int, default=4, help="threads of the concurrent pass")
+    p.add_argument("--concurrent-queries", type=int, default=120)
     p.add_argument("--out")
+    p = sub.add_parser("forget", help="empty the stored question vectors (restart the server)")
+    p.add_argument("--data-dir", type=Path, required=True)
     p = sub.add_parser("plot", help="log-log PNG of the latency rows")
     p.add_argument("results", nargs="+", help="JSON files written by `measure --out`")
     p.add_argument("png")
     args = ap.parse_args()
-    {"base": base, "load": load, "measure": measure, "plot": plot}[args.command](args)
+    {"base": base, "load": load, "measure": measure, "forget": forget, "plot": plot}[args.command](
+        args
+    )
 
 
 if __name__ == "__main__":
