@@ -48,7 +48,7 @@ NOISE = 0.015  # per axis: a copy's cosine to its base is about 0.96 (384 dimens
 TITLE_CHARS = 60
 CATEGORIES = 20
 STORES = 300
-DEFAULT_CACHE = Path(os.environ.get("CTX_SCALE_CACHE", "/tmp/scale40/cache/base.npz"))  # noqa: S108 - a cache, never the repo
+DEFAULT_CACHE = Path(os.environ.get("CTX_SCALE_CACHE", "/tmp/ctx-scale/base.npz"))  # noqa: S108 - a cache, never the repo
 
 
 # --- pure parts (tests/bench/test_scale.py) ------------------------------------------------------
