@@ -65,3 +65,28 @@ def test_it_forgets_the_counts_of_a_scope_below_the_threshold(
     assert termstats.refresh_due() == []
     assert not TermStat.objects.filter(scope__name="acme:main").exists()
     assert Scope.objects.get(name="acme:main").term_stats_at is None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_scope_counted_elsewhere_right_now_is_left_to_that_count(
+    cast: Cast, small_threshold: None
+) -> None:
+    """The scheduled count and another caller (a loader, an operator) met on one scope: both
+    deleted the old rows, and the later commit failed on the unique lexeme. The second now
+    steps aside while the first holds the scope, and counts once it is done."""
+    import psycopg
+    from django.db import connection
+
+    _store(cast, "tracks", "lynx tracks", n=6)
+    scope = Scope.objects.get(name="acme:main")
+    params = connection.get_connection_params()
+    params.pop("cursor_factory", None)
+    params.pop("context", None)
+    params.pop("prepare_threshold", None)
+    with psycopg.connect(**params) as other:  # another session, in its own transaction
+        other.execute("SELECT pg_advisory_xact_lock(%s, %s)", [termstats._LOCK_SPACE, scope.id])
+        assert termstats.refresh_due() == []
+        assert not TermStat.objects.filter(scope=scope).exists()
+        other.rollback()
+    assert termstats.refresh_due() == [scope.id]
+    assert TermStat.objects.get(scope=scope, config="english", lexeme="lynx").df == 6
