@@ -1,7 +1,7 @@
 """Embedding throughput: the model alone, and the real indexing path end to end.
 
     python bench/embedding.py [--provider local|e5] [--short 2000] [--long 200]
-                              [--precision auto|fp32|bf16] [--runtime onnx|torch]
+                              [--precision auto|fp32|bf16] [--runtime onnx|onnx-int8|torch]
                               [--e2e] [--profile PATH]
                               [--lengths 10,20,40,60] [--out results.json]
 
@@ -124,7 +124,10 @@ def main() -> None:
     ap.add_argument("--profile", help="cProfile the end-to-end runs into PATH.short/PATH.long")
     ap.add_argument("--precision", default="auto", choices=("auto", "fp32", "bf16"))
     ap.add_argument(
-        "--runtime", default="onnx", choices=("onnx", "torch"), help="CTX_EMBED_PASSAGE_RUNTIME"
+        "--runtime",
+        default="onnx",
+        choices=("onnx", "onnx-int8", "torch"),
+        help="CTX_EMBED_PASSAGE_RUNTIME",
     )
     ap.add_argument("--lengths", help="comma-separated word counts: the model on such texts")
     ap.add_argument("--out")

@@ -82,9 +82,10 @@ class LocalSentenceTransformer:
         """Stored texts come in batches to workers: all cores (as torch would use them)."""
         with self._lock:
             if self._passages is None:
-                onnx = self.passage_runtime == "onnx"
+                runtime = self.passage_runtime  # onnx (fp32) or onnx-int8
                 threads = int(os.environ.get("OMP_NUM_THREADS") or os.cpu_count() or 1)
-                self._passages = self._onnx_encoder("onnx", threads) if onnx else False
+                onnx = runtime.startswith("onnx")
+                self._passages = self._onnx_encoder(runtime, threads) if onnx else False
         return self._passages
 
     def _onnx_encoder(self, runtime: str, threads: int) -> Any:

@@ -81,8 +81,9 @@ KNOBS: tuple[Knob, ...] = (
         "str",
         "onnx",
         "How the local model embeds stored texts: onnx (fp32, the same vectors, faster "
-        "on CPUs without bfloat16 units) or torch (CTX_EMBED_PRECISION applies).",
-        parse=choice("onnx", "torch"),
+        "on CPUs without bfloat16 units), onnx-int8 (quantized: faster, vectors within "
+        "cosine ~0.99) or torch (CTX_EMBED_PRECISION applies).",
+        parse=choice("onnx", "onnx-int8", "torch"),
     ),
     knob("CTX_EMBED_BASE_URL", "url", "", "Remote embedding endpoint (ollama, openai)."),
     knob(

@@ -84,6 +84,19 @@ def test_stored_texts_through_onnx_get_the_vectors_torch_gives_them() -> None:
     assert onnx._model is None  # torch never loaded for it
 
 
+def test_stored_texts_through_onnx_int8_stay_close_to_the_exact_vectors() -> None:
+    """CTX_EMBED_PASSAGE_RUNTIME=onnx-int8 trades exactness for speed: the quantized export,
+    not the fp32 one (close, never equal), and still no torch in the process."""
+    texts = [*QUESTIONS, *(f"note number {i:03d} of the batch" for i in range(70))]
+    int8 = LocalSentenceTransformer(passage_runtime="onnx-int8")
+    exact = np.array(LocalSentenceTransformer(passage_runtime="onnx").embed(texts, kind="passage"))
+    quantized = np.array(int8.embed(texts, kind="passage"))
+    assert int8._passages, "the ONNX encoder was not used"
+    cosines = (exact * quantized).sum(axis=1)
+    assert cosines.min() > 0.97 and cosines.max() < 0.99999
+    assert int8._model is None
+
+
 def test_a_process_that_only_embeds_questions_never_loads_torch() -> None:
     LocalSentenceTransformer(query_runtime="onnx-int8").embed(["warm the export"], kind="query")
     script = (
