@@ -125,7 +125,7 @@ def main() -> None:
     ap.add_argument("--precision", default="auto", choices=("auto", "fp32", "bf16"))
     ap.add_argument(
         "--runtime",
-        default="onnx",
+        default="onnx-int8",
         choices=("onnx", "onnx-int8", "torch"),
         help="CTX_EMBED_PASSAGE_RUNTIME",
     )

@@ -68,7 +68,7 @@ def test_onnx_questions_get_the_vectors_torch_gives_them() -> None:
 
 
 def test_stored_texts_through_onnx_get_the_vectors_torch_gives_them() -> None:
-    """CTX_EMBED_PASSAGE_RUNTIME=onnx (the default) changes the speed, not the vectors: short
+    """CTX_EMBED_PASSAGE_RUNTIME=onnx changes the speed, not the vectors: short
     and long texts (cut at the model's 256 tokens like sentence-transformers cuts them), and
     more equal-length texts than one run holds."""
     long = " ".join(
@@ -85,8 +85,9 @@ def test_stored_texts_through_onnx_get_the_vectors_torch_gives_them() -> None:
 
 
 def test_stored_texts_through_onnx_int8_stay_close_to_the_exact_vectors() -> None:
-    """CTX_EMBED_PASSAGE_RUNTIME=onnx-int8 trades exactness for speed: the quantized export,
-    not the fp32 one (close, never equal), and still no torch in the process."""
+    """CTX_EMBED_PASSAGE_RUNTIME=onnx-int8 (the default) trades exactness for speed: the
+    quantized export, not the fp32 one (close, never equal), and still no torch in the
+    process."""
     texts = [*QUESTIONS, *(f"note number {i:03d} of the batch" for i in range(70))]
     int8 = LocalSentenceTransformer(passage_runtime="onnx-int8")
     exact = np.array(LocalSentenceTransformer(passage_runtime="onnx").embed(texts, kind="passage"))
