@@ -96,7 +96,10 @@ def test_it_walks_every_page_by_keyboard_and_passes_axe(
 
 def _search_and_open(page: Page, live: LiveServer, s: Seeded) -> None:
     page.goto(live.url + "/search")
-    page.keyboard.type("deploy tuesdays")  # the box has the focus
+    # The box takes the focus by itself (autofocus), applied at a rendering step that may come
+    # after load: typing before it lost the first keystroke ("eploy tuesdays", a clean clone).
+    page.wait_for_function("() => document.activeElement?.id === 'q'")
+    page.keyboard.type("deploy tuesdays")
     # As-you-type: the lexical matches appear under the box before Enter.
     page.wait_for_selector("#suggest li a", timeout=30_000)
     assert "Deploy plan" in page.locator("#suggest li a").all_inner_texts()
