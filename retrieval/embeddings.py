@@ -71,22 +71,22 @@ class LocalSentenceTransformer:
         return self._precision
 
     def _query_encoder(self) -> Any:
-        with self._lock:
-            if self._queries is None:
-                onnx = self.query_runtime.startswith("onnx")
-                threads = int(os.environ.get("OMP_NUM_THREADS") or 1)
-                self._queries = self._onnx_encoder(self.query_runtime, threads) if onnx else False
-        return self._queries
+        return self._fast_encoder("_queries", self.query_runtime, cores=1)
 
     def _passage_encoder(self) -> Any:
         """Stored texts come in batches to workers: all cores (as torch would use them)."""
+        return self._fast_encoder("_passages", self.passage_runtime, cores=os.cpu_count() or 1)
+
+    def _fast_encoder(self, attr: str, runtime: str, *, cores: int) -> Any:
+        """The ONNX encoder kept in `attr`, made once (under the lock: one export) for `onnx`
+        or `onnx-int8` with OMP_NUM_THREADS threads, else `cores`; False for torch or where no
+        export can be made."""
         with self._lock:
-            if self._passages is None:
-                runtime = self.passage_runtime  # onnx (fp32) or onnx-int8
-                threads = int(os.environ.get("OMP_NUM_THREADS") or os.cpu_count() or 1)
+            if getattr(self, attr) is None:
+                threads = int(os.environ.get("OMP_NUM_THREADS") or cores)
                 onnx = runtime.startswith("onnx")
-                self._passages = self._onnx_encoder(runtime, threads) if onnx else False
-        return self._passages
+                setattr(self, attr, self._onnx_encoder(runtime, threads) if onnx else False)
+            return getattr(self, attr)
 
     def _onnx_encoder(self, runtime: str, threads: int) -> Any:
         from retrieval import onnx_query  # heavy: loaded on first use

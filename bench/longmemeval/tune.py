@@ -42,14 +42,8 @@ from bench.longmemeval.run import (
     select_questions,
     wait_embedded,
 )
+from ctx.config import KNOBS_BY_NAME
 
-DEFAULTS = {
-    "CTX_FUSION_W_SEMANTIC": 0.55,
-    "CTX_FUSION_W_FTS_EN": 0.25,
-    "CTX_FUSION_W_FTS_DE": 0.15,
-    "CTX_FUSION_W_FTS_SIMPLE": 0.10,
-    "CTX_FUSION_W_TITLE": 0.05,
-}
 CANDIDATES = {
     "CTX_FUSION_W_SEMANTIC": (0.35, 0.45, 0.55, 0.65, 0.75),
     "CTX_FUSION_W_FTS_EN": (0.10, 0.18, 0.25, 0.35, 0.45),
@@ -57,6 +51,8 @@ CANDIDATES = {
     "CTX_FUSION_W_FTS_SIMPLE": (0.0, 0.05, 0.10, 0.20),
     "CTX_FUSION_W_TITLE": (0.0, 0.05, 0.10),
 }
+# The shipped defaults, read from the knobs' own specifications (never a second copy).
+DEFAULTS = {name: float(KNOBS_BY_NAME[name].default) for name in CANDIDATES}
 LEVEL: Final = "session"
 
 
