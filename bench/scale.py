@@ -104,17 +104,11 @@ def _setup_django(database_url: str | None = None) -> None:
 def base(args: argparse.Namespace) -> None:
     """Embed `turns` distinct user turns with the server's passage embedder; cache them."""
     _setup_django()
-    from ctx import knobs
     from retrieval.chunking import windows
-    from retrieval.embeddings import LocalSentenceTransformer
+    from retrieval.embeddings import get_embedder
 
     texts, _ = corpus(args.turns)
-    provider = LocalSentenceTransformer(
-        dim=384,
-        precision=knobs.configured("CTX_EMBED_PRECISION"),
-        query_runtime=knobs.configured("CTX_EMBED_QUERY_RUNTIME"),
-        passage_runtime=knobs.configured("CTX_EMBED_PASSAGE_RUNTIME"),
-    )
+    provider = get_embedder()  # the server's own, as configured
     # Each turn's windows with its copy-0 title; copies reuse them (the title's serial differs).
     owners, window_texts = [], []
     for pos, text in enumerate(texts):
@@ -125,7 +119,13 @@ def base(args: argparse.Namespace) -> None:
     vectors = np.asarray(provider.embed(window_texts, kind="passage"), dtype=np.float32)
     seconds = time.perf_counter() - started
     args.cache.parent.mkdir(parents=True, exist_ok=True)
-    np.savez(args.cache, vectors=vectors, owners=np.asarray(owners), texts=np.asarray(texts))
+    np.savez(
+        args.cache,
+        vectors=vectors,
+        owners=np.asarray(owners),
+        texts=np.asarray(texts),
+        model=np.asarray(provider.name),
+    )
     result = {
         "turns": len(texts),
         "windows": len(window_texts),
@@ -150,6 +150,7 @@ class Base:
     def __init__(self, path: Path) -> None:
         data = np.load(path)
         self.texts: list[str] = [str(t) for t in data["texts"]]
+        self.model = str(data["model"])  # the blocks' embed_model: the embedder that made them
         self.vectors: np.ndarray = data["vectors"]
         owners = data["owners"]
         self.starts = np.searchsorted(owners, np.arange(len(self.texts)))
@@ -216,7 +217,7 @@ def block_rows(
         blocks.append(
             (block_id, scope_id, f"cat{serial % CATEGORIES}", title, text, _hash(text), [],
              Jsonb({}), "knowledge", "knowledge", False, unit_mean(windows).astype(np.float32),
-             MODEL, [], 0.5, "internal", "bench:scale", "", "", now, now)
+             base.model, [], 0.5, "internal", "bench:scale", "", "", now, now)
         )  # fmt: skip
         chunks.extend((block_id, scope_id, i, w.astype(np.float32)) for i, w in enumerate(windows))
     return blocks, chunks
@@ -228,7 +229,6 @@ def _hash(text: str) -> str:
     return content_hash(text)
 
 
-MODEL = "local:all-MiniLM-L6-v2"
 BLOCK_COLUMNS = (
     "id, scope_id, category, title, content, content_hash, tags, metadata, type, lifecycle, "
     "archived, embedding, embed_model, content_times, quality, sensitivity, source, "
