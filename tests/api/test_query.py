@@ -47,7 +47,7 @@ def test_it_finds_a_new_block_lexically_before_it_is_embedded(cast: Cast) -> Non
 
 def test_it_reports_confidence_from_corpus_independent_signals(cast: Cast) -> None:
     """With a background of unrelated notes, as a real scope has (three notes alone put the
-    gap at the threshold: 0.371 with fp32 vectors, 0.3697 with int8 ones; the threshold is 0.37)."""
+    gap at the threshold: 0.371 with fp32 vectors, 0.3697 with int8 ones, against 0.37 then)."""
     _seed(cast)
     _more_notes(cast)
     indexing.embed_pending(limit=100)
