@@ -1,0 +1,76 @@
+"""The embedding worker refreshes the planner's statistics after a bulk load, as the runtime
+role: otherwise the guard's neighbour probe reads the whole scope row by row for every new
+block (the plan of a nearly empty table) instead of asking the HNSW index."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from django.db import connection, connections
+
+from ctx.models import Block, Scope
+from dream import guard
+from retrieval import indexing
+from rls.role import ROLE
+from tests.conftest import make_cast
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+BLOCKS = 3000
+
+
+def _bulk_load() -> list[str]:
+    make_cast()
+    main = Scope.objects.get(name="acme:main")
+    vectors = np.random.default_rng(7).normal(size=(BLOCKS, 384))
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    blocks = Block.objects.bulk_create(
+        Block(
+            scope=main,
+            category="c",
+            title=f"t{i}",
+            content=f"note {i}",
+            content_hash=f"h{i}",
+            embedding=v.tolist(),
+        )
+        for i, v in enumerate(vectors)
+    )
+    with connection.cursor() as cur:  # this backend's counters reach pg_stat now, not in 1 s
+        cur.execute("SELECT pg_stat_force_next_flush()")
+    return [str(b.pk) for b in blocks[-64:]]
+
+
+def _probe_plan(ids: list[str]) -> str:
+    with connection.cursor() as cur:
+        cur.execute("EXPLAIN " + guard._NEIGHBOURS, {"ids": ids, "k": 5})
+        return "\n".join(r[0] for r in cur.fetchall())
+
+
+def test_a_bulk_load_is_analysed_and_the_guard_probes_the_hnsw_index() -> None:
+    newest = _bulk_load()
+    with connection.cursor() as cur:
+        cur.execute(f"SET ROLE {ROLE}")
+    try:
+        assert indexing.refresh_planner_stats() == ["ctx_block"]
+        assert indexing.refresh_planner_stats() == []  # fresh now: nothing to do
+    finally:
+        with connection.cursor() as cur:
+            cur.execute("RESET ROLE")
+    with connection.cursor() as cur:
+        cur.execute("SELECT last_analyze FROM pg_stat_user_tables WHERE relname = 'ctx_block'")
+        assert cur.fetchone()[0] is not None
+    assert "block_embedding_hnsw" in _probe_plan(newest)
+
+
+def test_while_another_worker_analyses_this_one_goes_on() -> None:
+    _bulk_load()
+    other = connections.create_connection("default")
+    try:
+        with other.cursor() as cur:
+            cur.execute("SELECT pg_advisory_lock(%s)", [indexing._ANALYSE_LOCK])
+        assert indexing.refresh_planner_stats() == []
+        with other.cursor() as cur:
+            cur.execute("SELECT pg_advisory_unlock(%s)", [indexing._ANALYSE_LOCK])
+        assert indexing.refresh_planner_stats() == ["ctx_block"]
+    finally:
+        other.close()
