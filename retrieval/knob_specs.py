@@ -180,6 +180,14 @@ KNOBS: tuple[Knob, ...] = (
         live=True,
     ),
     knob(
+        "CTX_QUERY_EXACT_WINDOWS",
+        "int",
+        10000,
+        "Scopes with at most this many embedding windows are searched exactly, not by HNSW.",
+        bounds=(0, 10_000_000),
+        live=True,
+    ),
+    knob(
         "CTX_FTS_STATS_FROM",
         "int",
         20000,
