@@ -182,7 +182,7 @@ KNOBS: tuple[Knob, ...] = (
     knob(
         "CTX_QUERY_EXACT_WINDOWS",
         "int",
-        10000,
+        2000,
         "Scopes with at most this many embedding windows are searched exactly, not by HNSW.",
         bounds=(0, 10_000_000),
         live=True,
