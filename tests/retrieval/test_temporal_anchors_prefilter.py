@@ -94,3 +94,30 @@ def test_it_agrees_with_the_full_pattern_on_generated_text(text: str) -> None:
     ]
     found = [(a.value, a.precision) for a in extract_anchors(text, reference=REFERENCE)]
     assert found == full[: anchors.MAX_ANCHORS]
+
+
+NUMERIC_FRAGMENTS = st.sampled_from(
+    [
+        *("2024-02-29", "2024-02-29T10:00:00Z", "2026-03-01 10:05", "01.02.2023", "1.2.3.4"),
+        *("12/03/25", "3/4/2020", "12", "2024", "0", "-", ".", "/", " ", "\n", ":", "T", "a"),
+        *("_", "x", "\u0663", "\u00e9", "\u2026", "[", "]"),  # an Arabic-Indic digit: \d too
+        "10:00:00.12",  # a run inside a match that would start a dotted date of its own
+    ]
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(NUMERIC_FRAGMENTS, max_size=14).map("".join), st.integers(0, 80))
+def test_it_finds_the_numeric_forms_where_digit_runs_start(text: str, end: int) -> None:
+    def found(matches: object) -> list[tuple[tuple[int, int], dict[str, str | None]]]:
+        return [(m.span(), m.groupdict()) for m in matches]  # type: ignore[attr-defined]
+
+    expected = found(anchors._NUMERIC.finditer(text, 0, end))
+    assert found(anchors._numeric_matches(text, end)) == expected
+
+
+def test_it_goes_on_after_a_match_as_finditer_does() -> None:
+    # "00.12.2024" is a dotted date, but inside the ISO time before it: finditer goes on
+    # after "…00.12", and so must the scan by digit runs.
+    text = "2026-03-01 10:00:00.12.2024"
+    assert [m.span() for m in anchors._numeric_matches(text, 100)] == [(0, 22)]
