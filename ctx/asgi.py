@@ -15,7 +15,7 @@ import ctx.celery  # noqa: E402, F401
 
 # Under `make run`: load the embedder on a thread while the server already answers, then say
 # ready to the launcher (ctx/runtime/ready.py), so the first store and question are not slow.
-from ctx.runtime import ready  # noqa: E402
+from ctx.runtime import heap, ready  # noqa: E402
 
 
 def _warm() -> None:
@@ -27,6 +27,7 @@ def _warm() -> None:
         warm()
     finally:
         connection.close()  # this thread's, if the provider's settings were read from the database
+        heap.freeze()  # the embedder is loaded by now (ctx/runtime/heap.py)
 
 
 ready.announce_after(_warm)
@@ -49,3 +50,7 @@ if knobs.configured("CTX_DB_POOL"):  # as many requests at once as the pool has 
 # The blob upload and the document index take larger bodies (each up to its own limit).
 allowances = {**blob_config.body_allowances(), **index_config.body_allowances()}
 app = BodyLimit(served, knobs.configured("CTX_MAX_BODY_BYTES"), allowances)
+
+# Everything above lives as long as the process: out of full collections (ctx/runtime/heap.py).
+# Under `make run` the warm-up freezes the embedder's objects too once it has loaded them.
+heap.freeze()

@@ -33,3 +33,11 @@ from ctx.runtime import ready  # noqa: E402
 
 worker_ready.connect(ready.announce, weak=False)
 beat_init.connect(ready.announce, weak=False)
+
+# Each pool process starts with the parent's loaded apps: kept out of full collections
+# (ctx/runtime/heap.py).
+from celery.signals import worker_process_init  # noqa: E402
+
+from ctx.runtime import heap  # noqa: E402
+
+worker_process_init.connect(heap.freeze, weak=False)
