@@ -38,7 +38,9 @@ def get_job_for(principal: Principal, raw_id: object) -> ImportJob:
         pk = uuid.UUID(str(raw_id))
     except ValueError:
         raise NotFound(JOB_NOT_FOUND) from None
-    job = ImportJob.objects.filter(pk=pk).readable_by(principal).first()
+    # Without the payload: a queued batch is megabytes of JSON that nobody reads here, and a
+    # client polls its jobs every quarter second (decoded on every poll, in PostgreSQL and here).
+    job = ImportJob.objects.filter(pk=pk).readable_by(principal).defer("payload").first()
     if job is None:
         raise NotFound(JOB_NOT_FOUND)
     return job

@@ -60,3 +60,18 @@ def test_it_fails_the_job_of_a_key_revoked_before_it_ran(
     assert job.error == "The key that uploaded this batch is no longer active."
     assert job.payload is None and not Session.objects.exists()
     assert services.job_run(data["job"]["id"]) == "skipped"  # claimed once only
+
+
+def test_it_answers_the_import_and_every_poll_without_reading_the_batch_again(
+    cast: Cast, django_capture_on_commit_callbacks: Any
+) -> None:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with django_capture_on_commit_callbacks(execute=False), CaptureQueriesContext(connection) as q:
+        _, data = cast.owner.post("/api/sessions/import", batch(session(messages=turns(2))))
+        status, polled = cast.owner.get(f"/api/jobs/{data['job']['id']}")
+    assert status == 200 and polled["job"]["status"] == "queued"
+    reads = [x["sql"] for x in q.captured_queries if 'FROM "ingest_importjob"' in x["sql"]]
+    assert len(reads) == 2  # the import's refresh and the poll
+    assert not [sql for sql in reads if '"ingest_importjob"."payload"' in sql]
