@@ -168,21 +168,25 @@ _WINDOWS_SAMPLE = """SELECT count(*)::float8 / greatest(count(DISTINCT b.id), 1)
 _factors = _PerScopes()
 
 
-def window_factor(scope_ids: list[int]) -> float:
-    """Windows the semantic arm reads per block it returns: as many as the scopes' blocks have
-    on average (a sample of 1,000 embedded blocks: 7 ms at 92k, cached a minute per scope
-    set), between 1 and CHUNK_POOL_FACTOR. The HNSW scan costs about what it returns: at 92k
-    one-window blocks, 2 windows per wanted block made the semantic arm ~12 instead of ~7 ms
-    for the same recall. Scopes of long blocks (LongMemEval's sessions) keep the factor."""
+def windows_per_block(scope_ids: list[int]) -> float:
+    """How many windows the scopes' blocks have on average (a sample of 1,000 embedded blocks:
+    7 ms at 92k, cached a minute per scope set); 0 before any is embedded."""
     cached: float | None = _factors.get(scope_ids)
     if cached is not None:
         return cached
     with connection.cursor() as cur:
         cur.execute(_WINDOWS_SAMPLE, [scope_ids])
         ratio = float(cur.fetchone()[0] or 0.0)
-    factor = min(float(CHUNK_POOL_FACTOR), max(1.0, ratio))
-    _factors.put(scope_ids, factor)
-    return factor
+    _factors.put(scope_ids, ratio)
+    return ratio
+
+
+def window_factor(scope_ids: list[int]) -> float:
+    """Windows the semantic arm reads per block it returns: as many as the scopes' blocks have
+    on average, between 1 and CHUNK_POOL_FACTOR. The HNSW scan costs about what it returns: at
+    92k one-window blocks, 2 windows per wanted block made the semantic arm ~12 instead of
+    ~7 ms for the same recall. Scopes of long blocks (LongMemEval's sessions) keep the factor."""
+    return min(float(CHUNK_POOL_FACTOR), max(1.0, windows_per_block(scope_ids)))
 
 
 def df_cap(n_docs: int) -> int:
@@ -224,9 +228,8 @@ def run_arms(
     lexical = any(a in LEXICAL_ARMS for a in arms)
     size = scope_size(filters.scope_ids) if semantic or lexical else ScopeSize(0)
     factor = window_factor(filters.scope_ids) if semantic else CHUNK_POOL_FACTOR
-    sql, params = arms_sql(
-        filters=filters, arms=arms, terms=terms, exact=semantic and _exact_pays(size, factor)
-    )
+    exact = semantic and _exact_pays(size, windows_per_block(filters.scope_ids))
+    sql, params = arms_sql(filters=filters, arms=arms, terms=terms, exact=exact)
     n_docs = size.blocks
     params.update(
         q_title=title_text,
@@ -248,12 +251,12 @@ def run_arms(
     return [fusion.ArmScores(a, weights.of(a), found[a]) for a in arms]
 
 
-def _exact_pays(size: ScopeSize, factor: float) -> bool:
+def _exact_pays(size: ScopeSize, per_block: float) -> bool:
     """Reading every window beats the HNSW index for small scopes: the graph is shared by all
     tenants, and a small scope's rows are few among those it walks past (a 1,000-block tenant
-    among a million blocks, bench/scale.py). ~4.5 µs a window: past a few thousand windows
+    among a million blocks, bench/scale.py). 4-5 µs a window: past a few thousand windows
     the graph wins again. Exact is also exact."""
-    return size.blocks * factor <= knobs.value("CTX_QUERY_EXACT_WINDOWS")
+    return size.blocks * per_block <= knobs.value("CTX_QUERY_EXACT_WINDOWS")
 
 
 def hits_from(retrieval: Retrieval, limit: int | None = None) -> list[Hit]:

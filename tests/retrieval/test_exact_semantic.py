@@ -10,7 +10,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from retrieval import indexing
+from retrieval import indexing, search
 from tests.conftest import Cast
 
 pytestmark = pytest.mark.django_db
@@ -45,3 +45,15 @@ def test_a_small_scope_is_searched_exactly_and_finds_the_same(cast: Cast, settin
     hnsw_titles, hnsw_arm = _ask(cast, "automobile maintenance")
     assert "ORDER BY c.embedding <=>" in hnsw_arm
     assert hnsw_titles == exact_titles
+
+
+def test_a_scope_of_few_long_blocks_is_counted_by_its_windows(cast: Cast, settings: Any) -> None:
+    """Two blocks of many windows each are more windows than the limit: the graph is asked."""
+    sentence = "The migration plan covers the database, the queues and the caches. "
+    for i in range(2):
+        cast.owner.store(category="plans", title=f"Plan {i}", content=sentence * 40)
+    assert indexing.embed_pending(limit=10) == 2
+    search._factors.clear()  # per scope set, a minute: another test's scope had this id
+    settings.CTX = {**settings.CTX, "CTX_QUERY_EXACT_WINDOWS": 10}  # fewer than 2 blocks' windows
+    _, semantic = _ask(cast, "database migration plan")
+    assert "ORDER BY c.embedding <=>" in semantic
