@@ -7,7 +7,7 @@ import time
 from typing import NamedTuple
 
 import numpy as np
-from django.db import connection, models, transaction
+from django.db import OperationalError, connection, models, transaction
 
 from ctx import hooks
 from ctx.models import Block
@@ -158,12 +158,26 @@ def refresh_planner_stats() -> list[str]:
         if not cur.fetchone()[0]:
             return []
         try:
-            for table in stale:  # names from _ANALYSED only
-                cur.execute(f"ANALYZE {table}")
+            done = [table for table in stale if _analyse(table)]
         finally:
             cur.execute("SELECT pg_advisory_unlock(%s)", [_ANALYSE_LOCK])
-    log.info("planner statistics refreshed: %s", ", ".join(stale))
-    return stale
+    if done:
+        log.info("planner statistics refreshed: %s", ", ".join(done))
+    return done
+
+
+def _analyse(table: str) -> bool:
+    """ANALYZE one of _ANALYSED, giving up at once when a VACUUM or an index build holds the
+    table (their lock conflicts with ANALYZE's): embedding must not wait behind maintenance
+    for statistics, which are advice."""
+    try:
+        with transaction.atomic(), connection.cursor() as cur:
+            cur.execute("SET LOCAL lock_timeout = '200ms'")
+            cur.execute(f"ANALYZE {table}")
+    except OperationalError:
+        log.warning("planner statistics of %s not refreshed: the table is busy", table)
+        return False
+    return True
 
 
 def _within_budget(blocks: list[Block]) -> list[Block]:

@@ -74,3 +74,18 @@ def test_while_another_worker_analyses_this_one_goes_on() -> None:
         assert indexing.refresh_planner_stats() == ["ctx_block"]
     finally:
         other.close()
+
+
+def test_a_table_held_by_maintenance_is_left_for_later_without_waiting() -> None:
+    _bulk_load()
+    other = connections.create_connection("default")
+    try:
+        with other.cursor() as cur:  # what a VACUUM or CREATE INDEX CONCURRENTLY holds
+            cur.execute("BEGIN")
+            cur.execute("LOCK TABLE ctx_block IN SHARE UPDATE EXCLUSIVE MODE")
+        assert indexing.refresh_planner_stats() == []  # gave up after its lock timeout
+        with other.cursor() as cur:
+            cur.execute("ROLLBACK")
+        assert indexing.refresh_planner_stats() == ["ctx_block"]
+    finally:
+        other.close()
