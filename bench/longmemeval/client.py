@@ -28,6 +28,7 @@ class BlockMetadata(TypedDict, total=False):
     session_ids: list[str]  # an extracted fact: every session stating it (--facts)
     date: str
     turn_id: str
+    turn_ids: list[str]  # an extracted fact at turn level: every turn stating it
 
 
 class StoreBlock(TypedDict, total=False):
@@ -139,8 +140,9 @@ def build_blocks(question: Question, granularity: Granularity, category: str) ->
     return BlockPlan(blocks, truncated, skipped_empty)
 
 
-def fact_blocks(question: Question, category: str) -> list[StoreBlock]:
-    """The question's extracted facts as blocks of type fact (--facts, session level)."""
+def fact_blocks(question: Question, category: str, granularity: Granularity) -> list[StoreBlock]:
+    """The question's extracted facts as blocks of type fact (--facts), each citing the
+    sessions (or turns) that state it."""
     from bench.longmemeval.facts import question_facts  # the extractor loads only when asked
 
     return [
@@ -150,15 +152,18 @@ def fact_blocks(question: Question, category: str) -> list[StoreBlock]:
             "content": fact.statement,
             "tags": ["longmemeval", "fact"],
             "type": "fact",
-            "metadata": {
-                "session_id": fact.sessions[0],
-                "session_ids": list(fact.sessions),
-                "date": iso_utc(fact.document.date),
-            },
+            "metadata": _cites(fact.sources, granularity) | {"date": iso_utc(fact.document.date)},
             "source_time": iso_utc(fact.document.date),
         }
-        for fact in question_facts(question)
+        for fact in question_facts(question, granularity)
     ]
+
+
+def _cites(sources: Sequence[str], granularity: Granularity) -> BlockMetadata:
+    """The documents a fact stands for, as the ranking maps them back (ranked_ids)."""
+    if granularity == "session":
+        return {"session_id": sources[0], "session_ids": list(sources)}
+    return {"turn_id": sources[0], "turn_ids": list(sources)}
 
 
 def ranked_ids(sources: Sequence[Source], granularity: Granularity) -> list[str]:
@@ -171,8 +176,8 @@ def ranked_ids(sources: Sequence[Source], granularity: Granularity) -> list[str]
     ids: list[str] = []
     for source in sources:
         meta = source.get("metadata") or {}
-        if granularity == "session" and meta.get("session_ids"):  # a fact: its sessions
-            ids.extend(str(s) for s in meta["session_ids"])
+        if meta.get(f"{key}s"):  # a fact: the sessions (turns) stating it
+            ids.extend(str(s) for s in meta[f"{key}s"])
         else:
             ids.append(str(meta.get(key) or source["title"]))
     return list(dict.fromkeys(ids))

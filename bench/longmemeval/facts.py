@@ -1,11 +1,11 @@
 """Extracted facts as extra keys of a question's corpus (`--facts`).
 
-Each session's user turns go through the deterministic extractor (memory.extract, the one the
-server runs after an import); every fact becomes one more document, keyed as the server keys
-it (memory.identity: one fact per key per scope, the same fact from two sessions is one
-document citing both). A fact points back to its sessions: in a ranking a fact hit stands for
-its sessions, in haystack order, and k is extended until k distinct sessions were seen (the
-LongMemEval convention for keys smaller than the labelled unit).
+Each document's user turns (a session's, or one turn's at turn level) go through the
+deterministic extractor (memory.extract, the one the server runs after an import); every fact
+becomes one more document, keyed as the server keys it (memory.identity: one fact per key per
+scope, the same fact from two documents is one fact citing both). A fact points back to its
+documents: in a ranking a fact hit stands for its sessions (or turns), in haystack order, each
+counted where it first appears.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bench.longmemeval.data import Document, Question
+from bench.longmemeval.data import Document, Granularity, Question
 from memory.extract import RuleExtractor, Unit
 from memory.identity import fact_key, fact_title
 
@@ -34,8 +34,8 @@ class FactDoc:
     key: str
     title: str
     statement: str
-    sessions: tuple[str, ...]  # the sessions stating it, in haystack order
-    document: Document  # what BM25 reads: the statement, dated by its first session
+    sources: tuple[str, ...]  # the documents (sessions or turns) stating it, in haystack order
+    document: Document  # what BM25 reads: the statement, dated by its first source
 
 
 _CACHE: dict[str, list[Found]] = {}
@@ -43,7 +43,7 @@ _EXTRACTOR = RuleExtractor()
 
 
 def session_facts(session: Document, minimum: float = MIN_CONFIDENCE) -> list[Found]:
-    """The facts of one session's user turns (cached: filler sessions recur across haystacks)."""
+    """The facts of one document's user turns (cached: filler sessions recur across haystacks)."""
     turns = session.turns or (session.text,)
     cache_key = hashlib.sha256(f"{minimum}\x1e".encode() + "\x1e".join(turns).encode()).hexdigest()
     if cache_key not in _CACHE:
@@ -57,24 +57,27 @@ def session_facts(session: Document, minimum: float = MIN_CONFIDENCE) -> list[Fo
     return _CACHE[cache_key]
 
 
-def question_facts(question: Question) -> list[FactDoc]:
-    """Every fact of the question's haystack, one per key, in order of first appearance."""
+def question_facts(question: Question, granularity: Granularity = "session") -> list[FactDoc]:
+    """Every fact of the question's haystack, one per key, in order of first appearance,
+    citing the sessions (or, at turn level, the turns) that state it."""
     by_key: dict[str, tuple[Found, list[Document]]] = {}
-    for session in question.sessions:
-        for found in session_facts(session):
-            by_key.setdefault(found[0], (found, []))[1].append(session)
+    for source in question.documents(granularity):
+        for found in session_facts(source):
+            by_key.setdefault(found[0], (found, []))[1].append(source)
     out = []
-    for (key, title, statement), sessions in by_key.values():
-        ids = tuple(dict.fromkeys(s.id for s in sessions))
-        doc = Document(PREFIX + key, ids[0], statement, sessions[0].date, (statement,))
+    for (key, title, statement), sources in by_key.values():
+        ids = tuple(dict.fromkeys(s.id for s in sources))
+        doc = Document(
+            PREFIX + key, sources[0].session_id, statement, sources[0].date, (statement,)
+        )
         out.append(FactDoc(key, title, statement, ids, doc))
     return out
 
 
 def expand(ranked: Sequence[str], facts: Sequence[FactDoc]) -> list[str]:
-    """A ranking of sessions and facts as sessions: each fact stands for its sessions; each
-    session counts once, where it first appears (pure)."""
-    sessions = {PREFIX + f.key: f.sessions for f in facts}
+    """A ranking of documents and facts as documents: each fact stands for its sources; each
+    document counts once, where it first appears (pure)."""
+    sessions = {PREFIX + f.key: f.sources for f in facts}
     out: list[str] = []
     for doc_id in ranked:
         out.extend(sessions.get(doc_id, (doc_id,)))

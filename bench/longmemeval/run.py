@@ -153,7 +153,7 @@ def _plan(question: Question, granularity: Granularity, options: Options, facts:
     plan = build_blocks(question, granularity, options.category)
     if not facts:
         return plan
-    extra = fact_blocks(question, options.category)
+    extra = fact_blocks(question, options.category, granularity)
     return BlockPlan(plan.blocks + extra, plan.truncated, plan.skipped_empty)
 
 
@@ -329,7 +329,7 @@ class Options:
     per_question: bool
     stages: str | None = None  # comma-separated; None: the server's configured stages
     variants: tuple[Variant, ...] = ()  # more ctx configurations queried in the same run
-    facts: bool = False  # also rank with extracted facts added to the index (session level)
+    facts: bool = False  # also rank with extracted facts added to the index
     split: str = "all"  # dev | heldout | all (bench/longmemeval/split.json)
 
 
@@ -372,12 +372,11 @@ def run(options: Options, questions: Sequence[Question]) -> dict[str, Any]:
     )
     try:
         for granularity in options.granularities:
-            with_facts = options.facts and granularity == "session"
-            by_system = _baselines(questions, granularity, options.ks, with_facts)
+            by_system = _baselines(questions, granularity, options.ks, options.facts)
             if client is not None:
                 by_system[CTX], report = run_ctx(client, questions, granularity, options)
                 result["ctx"]["runs"][granularity] = report
-                if with_facts:
+                if options.facts:
                     by_system[f"{CTX}{FACTS}"], report = run_ctx(
                         client, questions, granularity, options, facts=True
                     )
@@ -410,15 +409,17 @@ def _baselines(
         if facts:
             task = progress.add_task(f"bm25{FACTS} {granularity}", total=len(questions))
             tick = partial(progress.advance, task)
-            by_system[f"bm25{FACTS}"] = evaluate(questions, granularity, bm25_facts, ks, tick)
+            rank_facts = partial(bm25_facts, granularity=granularity)
+            by_system[f"bm25{FACTS}"] = evaluate(questions, granularity, rank_facts, ks, tick)
     return by_system
 
 
-def bm25_facts(question: Question) -> list[str]:
-    """BM25 over the sessions and the facts extracted from them; a fact hit is its sessions."""
-    found = question_facts(question)
-    ranked = rank_bm25_words(question.question, [*question.sessions, *(f.document for f in found)])
-    return expand(ranked, found)
+def bm25_facts(question: Question, granularity: Granularity = "session") -> list[str]:
+    """BM25 over the documents and the facts extracted from them; a fact hit is its sessions
+    (turns)."""
+    found = question_facts(question, granularity)
+    documents = [*question.documents(granularity), *(f.document for f in found)]
+    return expand(rank_bm25_words(question.question, documents), found)
 
 
 def _header(options: Options, questions: Sequence[Question]) -> dict[str, Any]:
@@ -574,7 +575,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--facts",
         action="store_true",
-        help="also rank with the extracted facts added to the index (session level): systems "
+        help="also rank with the extracted facts added to the index (each citing its sessions, "
+        "or turns at turn level): systems "
         "ctx+facts (scopes <prefix>-facts-…) and bm25+facts",
     )
     parser.add_argument(

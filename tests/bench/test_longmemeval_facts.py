@@ -26,8 +26,8 @@ def test_it_keys_one_fact_per_key_citing_every_session_that_states_it() -> None:
         _session("c", "By the way, I work at Acme Corp."),
     )
     found = {f.statement: f for f in question_facts(q)}
-    assert found["The user works at Acme Corp."].sessions == ("a", "c")
-    assert found["The user prefers Vim over VS Code."].sessions == ("a",)
+    assert found["The user works at Acme Corp."].sources == ("a", "c")
+    assert found["The user prefers Vim over VS Code."].sources == ("a",)
     assert all(f.document.id == PREFIX + f.key for f in found.values())
 
 
@@ -44,3 +44,19 @@ def test_it_maps_a_fact_block_to_its_sessions() -> None:
         {"id": "3", "title": "t", "metadata": {"session_id": "s1"}},
     ]
     assert ranked_ids(sources, "session") == ["s2", "s5", "s1"]  # type: ignore[arg-type]
+
+
+def test_at_turn_level_a_fact_cites_its_turns_and_maps_back_to_them() -> None:
+    a0 = Document("a#0", "a", "I work at Acme Corp.", DAY, ("I work at Acme Corp.",))
+    a2 = Document("a#2", "a", "Hello there.", DAY, ("Hello there.",))
+    c0 = Document(
+        "c#0", "c", "By the way, I work at Acme Corp.", DAY, ("By the way, I work at Acme Corp.",)
+    )
+    q = Question("q1", "multi-session", "?", DAY, (), (a0, a2, c0), frozenset(), frozenset())
+    (fact,) = question_facts(q, "turn")
+    assert fact.sources == ("a#0", "c#0") and fact.document.session_id == "a"
+    sources = [
+        {"id": "1", "title": "t", "metadata": {"turn_id": "c#0", "turn_ids": ["c#0", "a#0"]}},
+        {"id": "2", "title": "t", "metadata": {"turn_id": "a#2"}},
+    ]
+    assert ranked_ids(sources, "turn") == ["c#0", "a#0", "a#2"]  # type: ignore[arg-type]
