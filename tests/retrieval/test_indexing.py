@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 from celery.exceptions import SoftTimeLimitExceeded
 
 from ctx import hooks
 from ctx.models import Block
 from retrieval import indexing
-from retrieval.embeddings import LocalSentenceTransformer
+from retrieval.chunking import windows
+from retrieval.embeddings import LocalSentenceTransformer, get_embedder
 from retrieval.models import BlockChunk
 from retrieval.tasks import task_batches
 from tests.conftest import Cast
@@ -45,6 +47,28 @@ def test_every_window_is_written_and_the_block_vector_is_their_mean(cast: Cast) 
     assert only.idx == 0 and _cos(list(short.embedding), list(only.embedding)) > 0.99999
     status, body = cast.owner.post("/api/query", {"query": "when is the database backed up?"})
     assert status == 200 and body["sources"][0]["id"] == long_id
+
+
+@pytest.mark.django_db
+def test_the_stored_vectors_are_the_models_float32_output_bit_for_bit(cast: Cast) -> None:
+    # A vector written with too few digits, as float16, or from the wrong row still has a
+    # cosine of ~1 to the right one (the test above): only exact equality notices it.
+    text = " ".join(SENTENCE.replace("billing", t) * 5 for t in ["garden", "kernel", "museum"])
+    block_id = cast.owner.store(title="Backups", content=text)["id"]
+    assert indexing.embed_pending(limit=1, ids=[block_id]) == 1
+    texts = windows("Backups", text)  # embedded alone, as in the step: the same runs
+    model = np.asarray(get_embedder().embed(texts, kind="passage"), dtype=np.float32)
+    rows = BlockChunk.objects.filter(block_id=block_id).order_by("idx")
+    stored = np.array([c.embedding for c in rows], dtype=np.float32)
+    assert len(texts) >= 3 and stored.shape == model.shape
+    assert np.array_equal(stored, model)
+    mean = model.astype(np.float64).sum(axis=0)
+    mean /= np.linalg.norm(mean)
+    # The block vector has always been the float64 mean written as nine-digit text and read
+    # by PostgreSQL as float32: it must stay those very values (dream compares them).
+    expected = np.array([float(f"{x:.9g}") for x in mean], dtype=np.float32)
+    block = Block.objects.get(pk=block_id)
+    assert np.array_equal(np.asarray(block.embedding, dtype=np.float32), expected)
 
 
 def test_a_large_store_becomes_one_task_per_embedding_batch() -> None:
