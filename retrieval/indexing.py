@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 from django.db import OperationalError, connection, models, transaction
@@ -15,6 +15,7 @@ from ctx.sensitivity import detect_block, highest, rank
 from ctx.trust import allowed_levels, allows
 from retrieval.chunking import windows
 from retrieval.embeddings import embed_texts, get_embedder
+from retrieval.vector_wire import VectorArray, binding_cursor, exact_float32
 
 log = logging.getLogger("ctx.indexing")
 
@@ -43,13 +44,15 @@ def _embed_rows(blocks: list[Block]) -> int:
     idx = [0] * len(owners)
     for i in range(1, len(owners)):
         idx[i] = idx[i - 1] + 1 if owners[i] == owners[i - 1] else 0
-    with connection.cursor() as cur:
+    with binding_cursor() as cur:
         # Two set-based statements with the values as arrays instead of bulk_create and
         # bulk_update: bulk_update's CASE WHEN over the batch's ids cost 1.6 s per 1,000 short
         # blocks, more than all the other writes together (profiled, bench/embedding.py --e2e).
         cur.execute("DELETE FROM ctx_blockchunk WHERE block_id = ANY(%s::uuid[])", [ids])
-        cur.execute(_INSERT_CHUNKS, [[ids[o] for o in owners], idx, _literals(vectors)])
-        cur.execute(_UPDATE_BLOCKS, [provider.name, ids, _literals(means)])
+        chunks: list[Any] = [[ids[o] for o in owners], idx, _wire(vectors)]
+        cur.execute(_INSERT_CHUNKS, chunks)
+        block_vectors: list[Any] = [provider.name, ids, _wire(means)]
+        cur.execute(_UPDATE_BLOCKS, block_vectors)
     for block, mean in zip(blocks, means.tolist(), strict=True):
         block.embedding = mean
         block.embed_model = provider.name
@@ -72,6 +75,14 @@ def _means(vectors: np.ndarray, owners: np.ndarray, count: int) -> np.ndarray:
     norms = np.linalg.norm(sums, axis=1, keepdims=True)
     result: np.ndarray = sums / np.where(norms == 0, 1.0, norms)
     return result
+
+
+def _wire(vectors: np.ndarray) -> VectorArray | list[str]:
+    """Float32 values (a local model's windows) in binary, others (the float64 block means, a
+    remote provider's floats) in the nine-digit text they were always stored from: binary
+    would round them to float32 directly and store other last bits."""
+    rows = exact_float32(vectors)
+    return _literals(vectors) if rows is None else VectorArray(rows)
 
 
 def _literals(vectors: np.ndarray) -> list[str]:
