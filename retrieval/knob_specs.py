@@ -188,6 +188,15 @@ KNOBS: tuple[Knob, ...] = (
         live=True,
     ),
     knob(
+        "CTX_QUERY_SCAN_BLOCKS",
+        "int",
+        2000,
+        "Scopes of at most this many blocks, among 20 times more, are full-text searched by "
+        "reading their rows, not the shared GIN indexes.",
+        bounds=(0, 100_000),
+        live=True,
+    ),
+    knob(
         "CTX_FTS_STATS_FROM",
         "int",
         20000,

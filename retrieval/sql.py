@@ -173,13 +173,29 @@ def _term_values(arm: str, cfg: str, terms: LexicalTerms) -> tuple[str, dict[str
     return values, params
 
 
-def _df_count(column: str, scopes: str) -> str:
-    """Live blocks of the scopes (a parameter's name) matching t.q, counted up to df_cap."""
-    return f"""(SELECT count(*) FROM (SELECT 1 FROM ctx_block b WHERE b.{column} @@ t.q
-        AND b.scope_id = ANY(%({scopes})s) AND NOT b.archived LIMIT %(df_cap)s) c)"""
+def _df_count(column: str, scopes: str, *, scan: bool = False) -> str:
+    """Live blocks of the scopes (a parameter's name) matching t.q, counted up to df_cap:
+    through the column's GIN index, or (`scan`) in the scopes' rows read once (`scoped`)."""
+    rows = "scoped b" if scan else "ctx_block b"
+    live = "" if scan else " AND NOT b.archived"
+    return f"""(SELECT count(*) FROM (SELECT 1 FROM {rows} WHERE b.{column} @@ t.q
+        AND b.scope_id = ANY(%({scopes})s){live} LIMIT %(df_cap)s) c)"""
 
 
-def _fts_arm(arm: str, cfg: str, where: str, terms: LexicalTerms) -> str:
+def _scoped(where: str, columns: list[str]) -> str:
+    """The scopes' live blocks with the lexical arms' columns, read once through the scope
+    index for every full-text arm of a small scope. Each arm's GIN index holds every tenant's
+    rows: a common term's posting list (25,902 rows among a million blocks) was read and ANDed
+    with a 1,000-block scope, 4-20 ms an arm (bench/scale.py); testing the scope's own rows
+    costs about a microsecond a row and term. `ok` is the query's filter: document frequencies
+    count every live block, as through the index."""
+    cols = ", ".join(f"b.{c}" for c in columns)
+    return f"""scoped AS MATERIALIZED (
+        SELECT b.id, b.scope_id, {cols}, ({where}) AS ok FROM ctx_block b
+        WHERE b.scope_id = ANY(%(scope_ids)s) AND NOT b.archived)"""
+
+
+def _fts_arm(arm: str, cfg: str, where: str, terms: LexicalTerms, *, scan: bool = False) -> str:
     """BM25 over one tsvector column: document frequencies counted in the scopes (GIN index,
     capped), N given by the caller, tf from ts_rank, length = distinct lexemes.
 
@@ -187,8 +203,10 @@ def _fts_arm(arm: str, cfg: str, where: str, terms: LexicalTerms) -> str:
     budget together (always the rarest one); every term then scores them. A block that only
     shares common words with the query would need all of them to outscore one rare match,
     and reading and ranking every such block was most of this arm's time in a large scope
-    (a scope of no more blocks than the budget is never pruned)."""
+    (a scope of no more blocks than the budget is never pruned). `scan`: the blocks are the
+    small scopes' rows read once (`scoped`), not the GIN index's matches."""
     column = COLUMNS[cfg]
+    rows, keep = ("scoped b", "b.ok") if scan else ("ctx_block b", where)
     values, _ = _term_values(arm, cfg, terms)
     # A one-lexeme term's df: the stored counts of the scopes that have them (counted_scopes)
     # plus a count in the others; with none stored (a phrase, a lexeme too rare to be kept,
@@ -201,16 +219,16 @@ def _fts_arm(arm: str, cfg: str, where: str, terms: LexicalTerms) -> str:
              WHERE s.scope_id = ANY(%(counted_scopes)s::bigint[]) AND s.config = '{cfg}'
                AND numnode(t.q) = 1 AND s.lexeme = trim(both '''' from t.q::text)
              HAVING count(*) > 0),
-            {_df_count(column, "scope_ids")})::float8 AS df
+            {_df_count(column, "scope_ids", scan=scan)})::float8 AS df
         FROM (VALUES {values}) AS t(i, q) WHERE numnode(t.q) > 0),
     {arm}_sel AS (
         SELECT q FROM (SELECT t.q, row_number() OVER w AS rn, sum(t.df) OVER w AS cum
                        FROM {arm}_t t WINDOW w AS (ORDER BY t.df, t.i)) s
         WHERE rn = 1 OR cum <= %(match_budget)s OR %(n_docs)s <= %(match_budget)s),
     {arm}_m AS (
-        SELECT b.id, b.{column} AS v, length(b.{column})::float8 AS dl FROM ctx_block b
+        SELECT b.id, b.{column} AS v, length(b.{column})::float8 AS dl FROM {rows}
         WHERE b.{column} @@ (SELECT string_agg('(' || q::text || ')', ' | ')::tsquery
-                             FROM {arm}_sel) AND {where}),
+                             FROM {arm}_sel) AND {keep}),
     {arm} AS (
         SELECT m.id, sum(ln(1 + (greatest(%(n_docs)s, t.df) - t.df + 0.5) / (t.df + 0.5))
                    * r.tf * {BM25_K1 + 1} / (r.tf + {BM25_K1} * (1 - {BM25_B}
@@ -265,9 +283,12 @@ def arms_sql(
     arms: tuple[str, ...],
     terms: dict[str, LexicalTerms] | None = None,
     exact: bool = False,
+    scan: bool = False,
 ) -> tuple[str, dict[str, Any]]:
     """One statement running `arms`; rows are (arm, id, score), each arm's best `pool` rows.
     `exact`: the semantic arm reads every window of the scopes instead of the HNSW index.
+    `scan`: the full-text arms test the scopes' rows instead of the GIN indexes (the same
+    results: for small scopes among many blocks).
 
     Callers add q_title, qvec, pool, chunk_pool, n_docs, df_cap, counted_scopes,
     uncounted_scopes and match_budget. Full-text arms need their `terms`; fusion happens in
@@ -275,7 +296,9 @@ def arms_sql(
     """
     where, params = filters.sql()
     terms = terms or {}
-    ctes: list[str] = []
+    lexical = [a for a in arms if a in LEXICAL_ARMS]
+    scan = scan and bool(lexical)
+    ctes = [_scoped(where, [COLUMNS[LEXICAL_ARMS[a]] for a in lexical])] if scan else []
     for arm in arms:
         if arm == "semantic":
             by_ids = filters.block_ids is not None
@@ -287,7 +310,7 @@ def arms_sql(
             ctes.append(_title_arm(where))
         else:
             arm_terms = terms.get(arm, LexicalTerms())
-            ctes.append(_fts_arm(arm, LEXICAL_ARMS[arm], where, arm_terms))
+            ctes.append(_fts_arm(arm, LEXICAL_ARMS[arm], where, arm_terms, scan=scan))
             params.update(_term_values(arm, LEXICAL_ARMS[arm], arm_terms)[1])
     union = " UNION ALL ".join(
         f"SELECT '{a}'::text AS arm, id, score::float8 FROM {a}" for a in arms
