@@ -1,11 +1,11 @@
 """Vectors sent to PostgreSQL in pgvector's binary form instead of as text.
 
-Django's PostgreSQL cursors inline every parameter into the SQL as text: a batch of 128 short
-blocks wrote ~98,000 floats as nine-digit literals, formatted by Python (~8 ms) and parsed by
-PostgreSQL (~9 ms) per vector array. In binary the float32 values are copied, not converted:
-the array is built by numpy in ~0.02 ms and received in ~0.5 ms (bench notes in
-docs/benchmarks.md). Only exact float32 values go this way, so what is stored stays what the
-text path stored (nine digits restore a float32 exactly); others keep the text form.
+Django's PostgreSQL cursors inline every parameter into the SQL as text: a batch of 124 short
+blocks' windows is ~48,000 floats as nine-digit literals, formatted by Python (20 ms) and then
+parsed by PostgreSQL. In binary the float32 values are copied, not converted: numpy builds the
+array in 0.03 ms (docs/architecture.md, "Writes"). Only exact float32 values go this way, so
+what is stored stays what the text path stored (nine digits restore a float32 exactly); others
+keep the text form.
 """
 
 from __future__ import annotations
