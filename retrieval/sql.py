@@ -176,10 +176,12 @@ def _term_values(arm: str, cfg: str, terms: LexicalTerms) -> tuple[str, dict[str
 def _df_count(column: str, scopes: str, *, scan: bool = False) -> str:
     """Live blocks of the scopes (a parameter's name) matching t.q, counted up to df_cap:
     through the column's GIN index, or (`scan`) in the scopes' rows read once (`scoped`)."""
-    rows = "scoped b" if scan else "ctx_block b"
-    live = "" if scan else " AND NOT b.archived"
-    return f"""(SELECT count(*) FROM (SELECT 1 FROM {rows} WHERE b.{column} @@ t.q
-        AND b.scope_id = ANY(%({scopes})s){live} LIMIT %(df_cap)s) c)"""
+    if scan:  # `scoped` holds only these scopes' live blocks
+        rows = "scoped b WHERE"
+    else:
+        rows = f"ctx_block b WHERE b.scope_id = ANY(%({scopes})s) AND NOT b.archived AND"
+    return f"""(SELECT count(*) FROM (SELECT 1 FROM {rows} b.{column} @@ t.q
+        LIMIT %(df_cap)s) c)"""
 
 
 def _scoped(where: str, columns: list[str]) -> str:

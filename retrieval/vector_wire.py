@@ -10,6 +10,7 @@ keep the text form.
 
 from __future__ import annotations
 
+import functools
 import struct
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -34,8 +35,10 @@ class VectorArray:
         self.rows = rows
 
 
+@functools.cache
 def _dumper(vector_oid: int) -> type[Dumper]:
-    """VectorArray's binary dumper for a database whose vector type has this oid."""
+    """VectorArray's binary dumper for a database whose vector type has this oid (one class
+    per oid, not one per batch)."""
 
     class VectorArrayDumper(Dumper):
         # oid 0: PostgreSQL takes the parameter's type from the statement's `::vector[]` cast
