@@ -176,11 +176,13 @@ def _term_values(arm: str, cfg: str, terms: LexicalTerms) -> tuple[str, dict[str
 def _df_count(column: str, scopes: str, *, scan: bool = False) -> str:
     """Live blocks of the scopes (a parameter's name) matching t.q, counted up to df_cap:
     through the column's GIN index, or (`scan`) in the scopes' rows read once (`scoped`)."""
-    if scan:  # `scoped` holds only these scopes' live blocks
-        rows = "scoped b WHERE"
-    else:
-        rows = f"ctx_block b WHERE b.scope_id = ANY(%({scopes})s) AND NOT b.archived AND"
-    return f"""(SELECT count(*) FROM (SELECT 1 FROM {rows} b.{column} @@ t.q
+    # `scoped` holds only the query's scopes' live blocks: nothing more to test there.
+    rows, within = (
+        ("scoped b", "")
+        if scan
+        else ("ctx_block b", f" AND b.scope_id = ANY(%({scopes})s) AND NOT b.archived")
+    )
+    return f"""(SELECT count(*) FROM (SELECT 1 FROM {rows} WHERE b.{column} @@ t.q{within}
         LIMIT %(df_cap)s) c)"""
 
 
