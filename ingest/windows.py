@@ -5,6 +5,11 @@ separate distribution): windows of `size` messages start every `stride` messages
 last regular window stops short of the end one more window ends exactly at the last message,
 so the tail is always covered. A window's text carries each message's role, and its time
 wherever it differs from the line before (`[2026-03-01 14:02] user: …`), tool calls in brackets.
+
+A window's text is cut into sections of `stride` messages (retrieval.chunking.SECTION_BREAK
+between them), each rendered as if it began the window (its first line always has its time):
+two overlapping windows then contain the very same text for the messages they share, and
+those are embedded once.
 """
 
 from __future__ import annotations
@@ -12,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+
+from retrieval.chunking import SECTION_BREAK
 
 
 @dataclass(frozen=True)
@@ -66,7 +73,14 @@ def _stamp(moment: datetime | None) -> str:
 
 
 def render(lines: Sequence[Line], limits: Limits) -> str:
-    """The text of one window."""
+    """The text of one window: its sections of `stride` messages."""
+    step = max(limits.stride, 1)
+    return SECTION_BREAK.join(
+        _section(lines[start : start + step], limits) for start in range(0, len(lines), step)
+    )
+
+
+def _section(lines: Sequence[Line], limits: Limits) -> str:
     out: list[str] = []
     previous = ""
     for line in lines:

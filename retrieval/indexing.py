@@ -10,7 +10,7 @@ import numpy as np
 from django.db import OperationalError, connection, models, transaction
 
 from ctx import hooks
-from ctx.models import Block
+from ctx.models import Block, BlockType
 from ctx.sensitivity import detect_block, highest, rank
 from ctx.trust import allowed_levels, allows
 from retrieval.chunking import windows
@@ -27,18 +27,31 @@ BATCH = 128
 MAX_TEXTS = 192
 
 
+def texts_of(block: Block) -> list[str]:
+    """What is embedded for a block: its windows. A conversation window's title is an address
+    (tool, session number, message range), no words about its content, and it would make the
+    texts two overlapping windows share differ; so its sections are embedded without it."""
+    if block.type == BlockType.TRANSCRIPT:
+        return windows("", block.content, sections=True)
+    return windows(block.title, block.content)
+
+
 def _embed_rows(blocks: list[Block]) -> int:
-    """Embed every window of the blocks in one batch; a block's own vector is the normalised
-    mean of its windows (what dream and guard compare)."""
+    """Embed every window of the blocks in one batch, each distinct text once (overlapping
+    conversation windows share half their texts); a block's own vector is the normalised mean
+    of its windows (what dream and guard compare)."""
     provider = get_embedder()
     texts: list[str] = []
     owners: list[int] = []  # the block (position in `blocks`) of each window
     for pos, block in enumerate(blocks):
-        for text in windows(block.title, block.content):
+        for text in texts_of(block):
             texts.append(text)
             owners.append(pos)
     level = highest(*(b.sensitivity for b in blocks))
-    vectors = np.asarray(embed_texts(texts, kind="passage", level=level), dtype=np.float64)
+    distinct = list(dict.fromkeys(texts))
+    row = {text: i for i, text in enumerate(distinct)}
+    found = np.asarray(embed_texts(distinct, kind="passage", level=level), dtype=np.float64)
+    vectors = found[[row[text] for text in texts]]
     means = _means(vectors, np.asarray(owners), len(blocks))
     ids = [str(b.pk) for b in blocks]
     idx = [0] * len(owners)
@@ -136,10 +149,15 @@ def _embed_step(limit: int, ids: list[str] | None) -> Step:
         qs = pending()
         if ids is not None:
             qs = qs.filter(pk__in=ids)
-        fields = ("id", "title", "content", "tags", "metadata", "sensitivity")
+        fields = ("id", "type", "title", "content", "tags", "metadata", "sensitivity")
         blocks = list(qs.select_for_update(skip_locked=True).only(*fields)[: max(limit, 0)])
         if not blocks:
             return Step(0, 0)
+        if ids is not None:
+            # In the writer's order (a session's windows one after another), not the
+            # database's: the windows that share texts then share a batch.
+            order = {block_id: i for i, block_id in enumerate(ids)}
+            blocks.sort(key=lambda b: order.get(str(b.pk), len(order)))
         sendable = _within_budget(_recheck(blocks))
         return Step(len(blocks), _embed_rows(sendable) if sendable else 0)
 
@@ -201,13 +219,13 @@ def _analyse(table: str) -> bool:
 
 
 def _within_budget(blocks: list[Block]) -> list[Block]:
-    """The leading blocks whose windows fit MAX_TEXTS (always at least one): the rest stay
-    pending, released when this transaction commits, for the next step."""
+    """The leading blocks whose distinct windows fit MAX_TEXTS (always at least one): the
+    rest stay pending, released when this transaction commits, for the next step."""
     taken: list[Block] = []
-    texts = 0
+    seen: set[str] = set()
     for block in blocks:
-        texts += len(windows(block.title, block.content))
-        if taken and texts > MAX_TEXTS:
+        seen.update(texts_of(block))
+        if taken and len(seen) > MAX_TEXTS:
             break
         taken.append(block)
     return taken

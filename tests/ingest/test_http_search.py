@@ -9,6 +9,7 @@ import pytest
 
 from ingest.models import Window
 from retrieval import indexing
+from retrieval.models import BlockChunk
 from tests.conftest import Cast
 from tests.ingest.support import batch, imported, message, session
 
@@ -89,3 +90,40 @@ def test_it_never_finds_another_tenants_conversations(corpus: Cast) -> None:
 def test_it_refuses_an_empty_query(corpus: Cast) -> None:
     status, data = corpus.owner.post("/api/sessions/search", {"query": " "})
     assert status == 400 and data["error"]["details"]["field"] == "query"
+
+
+def test_overlapping_windows_embed_the_messages_they_share_once(
+    cast: Cast, django_capture_on_commit_callbacks: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 12 messages, windows of 8 every 4: messages 5-8 are in both windows. Each run of 4
+    # short messages is one embedded text: 3 texts embedded, not 4, and both windows carry
+    # the very same vector for the one they share.
+    topics = ["Tomato blight", "Copper spray", "Raised beds", "Watering", "Mulch", "Aphids"]
+    topics += ["Pruning", "Compost", "Seedlings", "Frost cover", "Harvest", "Crop rotation"]
+    said = [
+        message(i, f"{topic} needs attention.", timestamp=f"2026-02-10T09:{i:02d}:00Z")
+        for i, topic in enumerate(topics)
+    ]
+    imported(cast.owner, batch(session("g", said)), django_capture_on_commit_callbacks)
+    windows = list(Window.objects.order_by("first_index"))
+    assert [(x.first_index, x.last_index) for x in windows] == [(0, 7), (4, 11)]
+    embedded: list[str] = []
+    real = indexing.embed_texts
+
+    def spy(texts: list[str], **kw: Any) -> Any:
+        embedded.extend(texts)
+        return real(texts, **kw)
+
+    monkeypatch.setattr(indexing, "embed_texts", spy)
+    assert indexing.embed_blocks([str(x.block_id) for x in windows]) == 2
+    first, second = (
+        [list(c.embedding) for c in BlockChunk.objects.filter(block_id=x.block_id).order_by("idx")]
+        for x in windows
+    )
+    opening = [text.split("] user: ")[1].split(" needs")[0] for text in embedded]
+    assert opening == ["Tomato blight", "Mulch", "Seedlings"]
+    assert len(first) == len(second) == 2 and first[1] == second[0] and first[0] != second[1]
+    status, data = cast.owner.post(
+        "/api/sessions/search", {"query": "protecting plants from frost"}
+    )
+    assert status == 200 and data["sessions"][0]["windows"][0]["first_index"] == 4

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 import pytest
 
 from ingest import windows as w
+from retrieval.chunking import SECTION_BREAK
 
 
 @pytest.mark.parametrize(
@@ -53,3 +54,15 @@ def test_it_renders_roles_times_where_they_change_and_tool_calls() -> None:
 def test_it_leaves_a_role_out_of_the_text_with_a_zero_cap() -> None:
     lines = [w.Line(0, "user", "question"), w.Line(1, "tool", "output")]
     assert w.render(lines, w.Limits(tool_chars=0)) == "user: question\n\ntool: "
+
+
+def test_overlapping_windows_carry_the_same_text_for_the_messages_they_share() -> None:
+    # Each stride's messages are a section rendered as if it began the window, so the
+    # section two windows share is the same text in both (and is embedded once).
+    t = datetime(2026, 3, 1, 14, 2, tzinfo=UTC)
+    lines = [w.Line(i, "user" if i % 2 == 0 else "assistant", f"step {i}", t) for i in range(12)]
+    lim = w.Limits(size=8, stride=4)
+    first, second = (w.render(lines[a : b + 1], lim) for a, b in w.spans(range(12), 8, 4))
+    assert first.split(SECTION_BREAK)[1] == second.split(SECTION_BREAK)[0]
+    assert second.split(SECTION_BREAK)[0].startswith("[2026-03-01 14:02] user: step 4")
+    assert len(first.split(SECTION_BREAK)) == 2

@@ -26,3 +26,9 @@ def test_it_cuts_a_sentence_longer_than_a_window() -> None:
 
 def test_it_bounds_the_number_of_windows() -> None:
     assert len(windows("T", "word. " * 50_000)) == MAX_CHUNKS
+
+
+def test_with_sections_no_window_spans_a_section_break() -> None:
+    text = "one two three.\n\n\nfour five.\n\n\n\nsix."
+    assert windows("", text, sections=True) == ["one two three.", "four five.", "six."]
+    assert windows("", text) == ["one two three. four five. six."]
