@@ -148,13 +148,18 @@ class Neighbour:
     neighbour_id: str
     cos: float
     newer: bool = True  # the block is newer than the neighbour (created later)
+    # Either side is a conversation window: a record of what was said, never a copy to flag
+    # (overlapping windows share half their text by design; a fact extracted from a
+    # conversation says what its window says).
+    record: bool = False
 
 
 _NEIGHBOURS = """
-SELECT src.id::text, n.id::text, 1 - n.dist, (src.created_at, src.id) > (n.created_at, n.id)
+SELECT src.id::text, n.id::text, 1 - n.dist, (src.created_at, src.id) > (n.created_at, n.id),
+       'transcript' IN (src.type, n.type)
 FROM ctx_block src
 CROSS JOIN LATERAL (
-    SELECT b.id, b.created_at, b.embedding <=> src.embedding AS dist FROM ctx_block b
+    SELECT b.id, b.created_at, b.type, b.embedding <=> src.embedding AS dist FROM ctx_block b
     WHERE b.scope_id = src.scope_id AND NOT b.archived AND b.id <> src.id
       AND b.type <> 'digest' AND b.embedding IS NOT NULL
     ORDER BY b.embedding <=> src.embedding
@@ -171,7 +176,8 @@ def nearest(block_ids: list[str], *, k: int) -> list[Neighbour]:
         return []
     with connection.cursor() as cur:
         cur.execute(_NEIGHBOURS, {"ids": block_ids, "k": k})
-        return [Neighbour(r[0], r[1], float(r[2]), bool(r[3])) for r in cur.fetchall()]
+        rows = cur.fetchall()
+    return [Neighbour(r[0], r[1], float(r[2]), bool(r[3]), bool(r[4])) for r in rows]
 
 
 def check(neighbours: list[Neighbour]) -> dict[str, int]:
@@ -183,7 +189,7 @@ def check(neighbours: list[Neighbour]) -> dict[str, int]:
     archived: set[str] = set()
     done: set[str] = set()
     batch = {n.block_id for n in neighbours}
-    close = [n for n in neighbours if n.cos >= review_at]
+    close = [n for n in neighbours if n.cos >= review_at and not n.record]
     texts = _texts(list({i for n in close for i in (n.block_id, n.neighbour_id)}))
     for n in close:  # closest first per block, blocks oldest first
         if n.block_id in done or n.block_id in archived or n.neighbour_id in archived:

@@ -45,12 +45,18 @@ def put(
     tags: list[str] | None = None,
     when: datetime | None = None,
     embed: bool = True,
+    kind: str = "knowledge",
 ) -> Block:
     """Store through the one write path, then 'embed' with the given vector and run the
     embedding hooks exactly as retrieval.indexing does."""
     sc = scope(scope_name)
     data = BlockInput(
-        category=category, title=title, content=content, tags=tags or [], source_time=when
+        category=category,
+        title=title,
+        content=content,
+        tags=tags or [],
+        source_time=when,
+        type=kind,
     )
     block = block_upsert(principal=system_principal(sc), scope=None, data=data).block
     if embed:

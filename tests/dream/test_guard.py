@@ -52,6 +52,19 @@ def test_it_archives_near_copies_where_the_rule_is_on_and_records_it(
     assert flag["auto"] and flag["resolved_by"] == "rule: CTX_GUARD_ACTION=archive"
 
 
+def test_it_never_flags_a_pair_with_a_conversation_window(cast: Cast) -> None:
+    # Overlapping windows of one session share half their text; a note taken from a
+    # conversation says what its window says: records, not copies (vectors as in seed()).
+    # (Real window titles carry their message range, whose digits already tell two windows
+    # apart; these do not, so only the rule keeps the pairs out.)
+    said = "user: we deploy on fridays."
+    put("acme:main", "talk", said, cos_mix(1.0), kind="transcript")
+    put("acme:main", "talk again", said, cos_mix(0.99), kind="transcript")
+    put("acme:main", "Deploys", "We deploy on Fridays.", cos_mix(0.99, 0, 2))
+    put("acme:main", "Deploy day", "We deploy on Fridays, again.", cos_mix(0.99, 0, 3))
+    assert pairs() == [("Deploy day", "Deploys", "near_copy", "open", False)]
+
+
 def test_it_runs_where_real_embeddings_are_written(cast: Cast) -> None:
     first = cast.owner.store(title="Docker", content="We run compose v2 in production.")
     cast.owner.store(title="Docker again", content="We run compose v2 in production.")
