@@ -7,12 +7,13 @@
 2. Re-import of the unchanged history with the saved cursors; and once more without them
    (`--full`: every message uploaded again, the server finds each unchanged by its hash).
 3. The same history on a server that embeds: from the first byte read until every window is
-   embedded and a question about a late session finds its window (semantic arm).
+   embedded and a question about a late session finds its window (semantic arm); the server
+   runs `--workers` worker processes (default 2, as `ctx` starts them).
 4. recent_sessions and session_detail with 10,000 sessions: p50/p95 of the MCP tools through a
    real MCP client (one session kept open; client wall time and the server's own time from its
    log are not separated: the client time is reported), and of the HTTP endpoints.
 
-    python bench/sessions_import.py [--messages 10000] [--sessions 10000] [--out FILE]
+    python bench/sessions_import.py [--messages 10000] [--sessions 10000] [--workers 2] [--out FILE]
 
 Prints JSON, then a one-line summary with the machine and the load average.
 """
@@ -96,10 +97,10 @@ def _found(url: str, key: str) -> bool:
     return bool(sources) and sources[0]["type"] == "transcript"
 
 
-def part_searchable(messages: int, work: Path) -> dict[str, Any]:
+def part_searchable(messages: int, work: Path, workers: int) -> dict[str, Any]:
     home = work / "home-embed"
     claude_history(home, messages)
-    with private_server(prefix="ctx-bench-sess-embed-") as server:
+    with private_server(workers=workers, prefix="ctx-bench-sess-embed-") as server:
         load = _load()
         started = time.perf_counter()
         import_s, summary = import_history(server.url, server.key, home, work / "state-embed")
@@ -121,6 +122,7 @@ def part_searchable(messages: int, work: Path) -> dict[str, Any]:
         "embedded_s": round(embedded_s, 1),
         "searchable_s": round(total_s, 1),
         "found_by_meaning": found,
+        "workers": workers,
         "load_before": load,
         "load_after": _load(),
     }
@@ -236,6 +238,10 @@ def main() -> int:
     parser.add_argument("--sessions", type=int, default=10_000)
     parser.add_argument("--rounds", type=int, default=200)
     parser.add_argument("--skip", default="", help="parts to skip: upload,searchable,latency")
+    # The searchable part runs the worker processes `ctx` starts by default (CTX_WORKERS=2):
+    # one model process per core. Up to session 45 it ran one, whose two threads embedded 74
+    # texts/s here against 2 x 117 for two single-thread processes (docs/benchmarks.md).
+    parser.add_argument("--workers", type=int, default=2, help="worker processes (searchable)")
     parser.add_argument("--out")
     args = parser.parse_args()
     skip = set(args.skip.split(","))
@@ -245,7 +251,7 @@ def main() -> int:
         if "upload" not in skip:
             result["upload"] = part_upload(args.messages, work)
         if "searchable" not in skip:
-            result["searchable"] = part_searchable(args.messages, work)
+            result["searchable"] = part_searchable(args.messages, work, args.workers)
     if "latency" not in skip:
         result["latency"] = part_latency(args.sessions, args.rounds)
     result["load_end"] = _load()
