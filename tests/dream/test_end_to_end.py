@@ -52,14 +52,17 @@ def _celery(role: str, tmp: Path, env: dict[str, str]) -> tuple[subprocess.Popen
         cmd += ["--schedule", str(tmp / "celerybeat-schedule")]
     log = tmp / f"{role}.log"
     with log.open("wb") as out:
-        proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(
+            cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+        )
     return proc, log
 
 
-@pytest.fixture(scope="module")
-def stack(
-    django_db_setup: Any, django_db_blocker: Any, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Stack]:
+@pytest.fixture
+def stack(transactional_db: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+    """Function-scoped on purpose: its teardown (stop the worker and beat) must run before the
+    test database is flushed. Beat feeds every FEED_SECONDS, so a worker left running holds
+    row locks on the tables the flush truncates, and the two deadlock (a CI run failed so)."""
     from ctx.celery import app
 
     tmp = tmp_path_factory.mktemp("dream-e2e")
@@ -86,7 +89,8 @@ def stack(
             try:
                 proc.wait(30)
             except subprocess.TimeoutExpired:
-                proc.kill()
+                os.killpg(proc.pid, signal.SIGKILL)  # the prefork child too, not only its parent
+                proc.wait(10)
 
 
 def _wait(stack: Stack, predicate: Callable[[], bool], what: str, timeout: float = 300) -> None:
