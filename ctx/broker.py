@@ -173,6 +173,16 @@ def send(task: str, args: tuple[Any, ...] = (), *, countdown: float | None = Non
     _publisher.send(Message(task, args, countdown))
 
 
+def publish(task: str, args: tuple[Any, ...] = ()) -> None:
+    """Publish one message now, in the caller's thread, on a connection whose socket operations
+    time out: for a caller with a fallback of its own when the broker does not take the message
+    (a paused Redis raises after SOCKET_TIMEOUT instead of holding the caller)."""
+    from ctx.celery import app
+
+    with _connection(app) as conn:
+        app.send_task(task, args=list(args), connection=conn, ignore_result=True, retry=False)
+
+
 def flush(timeout: float = 10.0) -> bool:
     """Wait until this process's queued messages were published (tests, shutdown)."""
     return _publisher.flush(timeout)

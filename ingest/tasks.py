@@ -7,6 +7,7 @@ import logging
 from celery import shared_task
 from django.conf import settings
 
+from ctx import broker
 from ingest import services
 
 log = logging.getLogger("ctx.ingest")
@@ -31,7 +32,9 @@ def enqueue_import(job_id: str) -> None:
         services.job_run(job_id)
         return
     try:
-        run_import.apply_async(args=[job_id], retry=False)
+        # Not `apply_async`: its connection has no socket timeout, and a paused Redis held the
+        # import request (and its database connection) until Redis answered again.
+        broker.publish(run_import.name, (job_id,))
     except Exception:  # the broker is down: import here rather than leave the job queued
         log.warning("broker unavailable; importing job %s in the web process", job_id)
         services.job_run(job_id)

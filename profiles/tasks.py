@@ -6,15 +6,13 @@ on beat (CTX_PROFILES_SWEEP_SECONDS) and catches up what a lost task left open.
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from celery import shared_task
 from django.conf import settings
 
+from ctx import broker
 from profiles import processing
-
-log = logging.getLogger("ctx.profiles")
 
 
 @shared_task(name="profiles.process", autoretry_for=(Exception,), retry_backoff=2, max_retries=3)
@@ -34,7 +32,7 @@ def enqueue(profile_id: int) -> None:
     if not settings.CELERY_BROKER_URL:
         processing.profile_process(profile_id)
         return
-    try:
-        process.apply_async(args=[profile_id], retry=False)
-    except Exception:  # the signals are committed: the sweep processes them later
-        log.warning("profiles: could not enqueue profile %s; the sweep will", profile_id)
+    # On the process's broker thread (ctx.broker): `apply_async` has no socket timeout, and a
+    # paused Redis held the signal's request. The signals are committed: a message the broker
+    # never gets is made up for by the sweep.
+    broker.send(process.name, (profile_id,))

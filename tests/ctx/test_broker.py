@@ -1,5 +1,6 @@
-"""A broker that stops answering (its redis-server paused with SIGSTOP) holds no request: stores
-and reads answer as usual, and once Redis continues the worker embeds what was stored.
+"""A broker that stops answering (its redis-server paused with SIGSTOP) holds no request: stores,
+reads, conversation imports and thumbs-downs answer as usual, and once Redis continues the
+worker embeds what was stored and updates the profile.
 
 A real uvicorn (as `make run` serves the app, with a pool of 2) and a real Celery worker, on
 the test database and on a redis-server of this test's own, so the suite's Redis is never
@@ -23,6 +24,7 @@ from django.db import connection
 
 from ctx.models import Block
 from ctx.runtime.embedded import start_redis
+from profiles.models import Signal, SignalStatus
 from tests.conftest import Cast
 from tests.mcp.live import LiveServer, start
 from tests.support.live import database_url
@@ -73,6 +75,16 @@ def worker(redis: tuple[Any, str], tmp_path: Path) -> Iterator[Path]:
         proc.wait(30)
 
 
+CONVERSATION = {
+    "platform": "codex",
+    "session_id": "paused-broker",
+    "messages": [
+        {"role": "user", "content": "Why did the nightly import stall?"},
+        {"role": "assistant", "content": "The queue's Redis was paused, so nothing was taken."},
+    ],
+}
+
+
 def _wait(predicate: Any, timeout: float) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -107,12 +119,24 @@ def test_it_answers_while_the_broker_is_paused_and_embeds_after(
                 for i in range(3)
             ]
             found = c.post("/api/search", json={"query": "broker queue note"})
+            # A conversation import asks the broker for a worker; the broker does not answer,
+            # so the web process imports it (it used to wait on the broker without a timeout).
+            accepted = c.post("/api/sessions/import", json=CONVERSATION)
+            assert accepted.status_code == 202, accepted.text
+            job = c.get(f"/api/jobs/{accepted.json()['job']['id']}").json()["job"]
+            # A thumbs-down asks a worker to update the profile: it too used to wait.
+            thumbs = c.post("/api/signals", json={"type": "dislike", "note": "no emoji"})
         assert [r.status_code for r in stored] == [201, 201, 201]
         assert found.status_code == 200 and len(found.json()["results"]) == 3
-        ids = [r.json()["id"] for r in stored]
-        assert not _embedded(ids)  # no message could reach the worker yet
+        assert job["status"] == "done", job
+        assert thumbs.status_code == 201, thumbs.text
+        windows = list(Block.objects.filter(type="transcript").values_list("pk", flat=True))
+        ids = [r.json()["id"] for r in stored] + [str(pk) for pk in windows]
+        assert windows and not _embedded(ids)  # no message could reach the worker yet
     finally:
         os.kill(redis[0].pid, signal.SIGCONT)
     # The web process publishes what waited as soon as Redis answers (the periodic backfill,
     # which would also catch up, is not running here: no beat).
     assert _wait(lambda: _embedded(ids), 90), worker.read_text(errors="replace")[-3000:]
+    pending = Signal.objects.filter(status=SignalStatus.PENDING)
+    assert _wait(lambda: not pending.exists(), 60), worker.read_text(errors="replace")[-3000:]
