@@ -23,7 +23,15 @@ class Server:
         env = {
             k: v
             for k, v in os.environ.items()
-            if k not in {"DATABASE_URL", "REDIS_URL", "CTX_TESTING", "CTX_DATA_DIR"}
+            if k
+            not in {
+                "DATABASE_URL",
+                "REDIS_URL",
+                "CTX_TESTING",
+                "CTX_DATA_DIR",
+                "CTX_SECRETS_KEY",  # as on a fresh machine: the first start makes the key
+                "CTX_SECRETS_KEY_FILE",
+            }
         }
         env.update(CTX_DATA_DIR=str(data_dir), CTX_PORT="0", CTX_WORKERS="1")
         self.proc = subprocess.Popen(
@@ -74,6 +82,22 @@ class Server:
 @pytest.fixture
 def data_dir(tmp_path: Path) -> Iterator[Path]:
     yield tmp_path / "data"
+
+
+MASTER_KEY_MADE = "ctx: made the master key for sealed secrets"
+
+
+def _assert_master_key_made(server: Server, data_dir: Path) -> str:
+    """`make run` makes the sealed secrets' master key once into the data directory, owner
+    only, and says so once."""
+    key_file = data_dir / "secrets_key"
+    assert key_file.stat().st_mode & 0o777 == 0o600 and len(key_file.read_text()) == 64
+    assert sum(MASTER_KEY_MADE in line for line in server.output) == 1
+    return key_file.read_text()
+
+
+def _put_secret(c: httpx.Client, value: str) -> int:
+    return c.put("/api/secrets/db-password", json={"value": value}).status_code
 
 
 def _assert_embedded_by_the_worker(c: httpx.Client, block_id: str) -> None:
@@ -194,6 +218,7 @@ def test_it_runs_stores_and_keeps_data_across_restarts(data_dir: Path) -> None:
     try:
         assert first.key, "the first start must print a bootstrap key"
         _assert_quiet_with_the_key_last(first, data_dir)
+        made = _assert_master_key_made(first, data_dir)
         spawned = _children(first.proc.pid)
         workers = [(pid, cmd) for pid, cmd in spawned if "celery" in cmd and " worker " in cmd]
         (worker,) = [pid for pid, cmd in workers if "--queues ingest" not in cmd]
@@ -242,6 +267,7 @@ def test_it_runs_stores_and_keeps_data_across_restarts(data_dir: Path) -> None:
                 json={"category": "infra", "title": "Kept", "content": "survives restarts"},
             ).json()
             _assert_imported_by_the_ingest_worker(c)
+            assert _put_secret(c, "s3cret-1") == 201  # was 503: no master key
     finally:
         assert first.stop() == 0
     said = "".join(first.output)  # the start, the requests (the model loads) and the stop
@@ -252,6 +278,10 @@ def test_it_runs_stores_and_keeps_data_across_restarts(data_dir: Path) -> None:
         with httpx.Client(base_url=second.url, headers={"X-Context-Key": first.key}) as c:
             got = c.post("/api/manage", json={"action": "get", "id": kept["id"]}).json()
             assert got["block"]["content"] == "survives restarts"
+            # The master key was kept, not made again: the sealed secret opens and rotates.
+            assert (data_dir / "secrets_key").read_text() == made
+            assert not any(MASTER_KEY_MADE in line for line in second.output)
+            assert _put_secret(c, "s3cret-2") == 200
     finally:
         assert second.stop() == 0
     leftovers = subprocess.run(["pgrep", "-f", str(data_dir)], capture_output=True, text=True)
