@@ -27,7 +27,7 @@ BATCH = 128
 MAX_TEXTS = 192
 
 
-def texts_of(block: Block) -> list[str]:
+def _texts_of(block: Block) -> list[str]:
     """What is embedded for a block: its windows. A conversation window's title is an address
     (tool, session number, message range), no words about its content, and it would make the
     texts two overlapping windows share differ; so its sections are embedded without it."""
@@ -36,17 +36,17 @@ def texts_of(block: Block) -> list[str]:
     return windows(block.title, block.content)
 
 
-def _embed_rows(blocks: list[Block]) -> int:
-    """Embed every window of the blocks in one batch, each distinct text once (overlapping
-    conversation windows share half their texts); a block's own vector is the normalised mean
-    of its windows (what dream and guard compare)."""
+def _embed_rows(rows: list[tuple[Block, list[str]]]) -> int:
+    """Embed every window of the blocks (each with its texts) in one batch, each distinct text
+    once (overlapping conversation windows share half their texts); a block's own vector is the
+    normalised mean of its windows (what dream and guard compare)."""
     provider = get_embedder()
+    blocks = [block for block, _ in rows]
     texts: list[str] = []
     owners: list[int] = []  # the block (position in `blocks`) of each window
-    for pos, block in enumerate(blocks):
-        for text in texts_of(block):
-            texts.append(text)
-            owners.append(pos)
+    for pos, (_, windows_of_block) in enumerate(rows):
+        texts.extend(windows_of_block)
+        owners.extend([pos] * len(windows_of_block))
     level = highest(*(b.sensitivity for b in blocks))
     distinct = list(dict.fromkeys(texts))
     row = {text: i for i, text in enumerate(distinct)}
@@ -138,7 +138,9 @@ def embed_pending(*, limit: int = BATCH, ids: list[str] | None = None) -> int:
     rows are picked up again by the next backfill.
     """
     total = 0
-    while total < limit and (step := _embed_step(limit - total, ids)).embedded:
+    # On while anything was claimed: a step whose blocks the detector all raised above the
+    # trust embeds none, yet settles them (they are no longer pending), so each step advances.
+    while total < limit and (step := _embed_step(limit - total, ids)).claimed:
         total += step.embedded
     return total
 
@@ -158,7 +160,8 @@ def _embed_step(limit: int, ids: list[str] | None) -> Step:
             # database's: the windows that share texts then share a batch.
             order = {block_id: i for i, block_id in enumerate(ids)}
             blocks.sort(key=lambda b: order.get(str(b.pk), len(order)))
-        sendable = _within_budget(_recheck(blocks))
+        # The budget first: the detector then reads only the blocks this step sends.
+        sendable = [(b, texts) for b, texts in _within_budget(blocks) if _sendable(b)]
         return Step(len(blocks), _embed_rows(sendable) if sendable else 0)
 
 
@@ -218,32 +221,30 @@ def _analyse(table: str) -> bool:
     return True
 
 
-def _within_budget(blocks: list[Block]) -> list[Block]:
-    """The leading blocks whose distinct windows fit MAX_TEXTS (always at least one): the
-    rest stay pending, released when this transaction commits, for the next step."""
-    taken: list[Block] = []
+def _within_budget(blocks: list[Block]) -> list[tuple[Block, list[str]]]:
+    """The leading blocks, each with its texts, whose distinct texts fit MAX_TEXTS (always at
+    least one): the rest stay pending, released when this transaction commits, for the next
+    step."""
+    taken: list[tuple[Block, list[str]]] = []
     seen: set[str] = set()
     for block in blocks:
-        seen.update(texts_of(block))
+        texts = _texts_of(block)
+        seen.update(texts)
         if taken and len(seen) > MAX_TEXTS:
             break
-        taken.append(block)
+        taken.append((block, texts))
     return taken
 
 
-def _recheck(blocks: list[Block]) -> list[Block]:
+def _sendable(block: Block) -> bool:
     """Run the detector again (blocks written before it existed, or by a path that skipped
     it): a block it raises is saved at its new level and, above the trust, left out, so the
     pending filter skips it from now on."""
-    sendable = []
-    for block in blocks:
-        found = detect_block(block.title, block.content, block.tags, block.metadata).level
-        if rank(found) > rank(block.sensitivity):
-            block.sensitivity = found
-            block.save(update_fields=["sensitivity"])
-        if allows("embed", block.sensitivity):
-            sendable.append(block)
-    return sendable
+    found = detect_block(block.title, block.content, block.tags, block.metadata).level
+    if rank(found) > rank(block.sensitivity):
+        block.sensitivity = found
+        block.save(update_fields=["sensitivity"])
+    return allows("embed", block.sensitivity)
 
 
 def backfill(*, max_seconds: float = 50.0) -> int:

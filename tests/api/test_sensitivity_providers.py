@@ -125,6 +125,21 @@ def test_it_raises_and_skips_a_block_written_before_the_detector(
     assert _stats(cast)["not_embedded_sensitivity"] == 1
 
 
+def test_a_step_of_only_raised_blocks_does_not_end_the_embedding_of_the_rest(
+    cast: Cast, remote_embedder: FakeServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # One text per step: the first step takes only the raised block and embeds nothing; the
+    # blocks after it are still embedded in the same call, not left for the periodic backfill.
+    monkeypatch.setattr(indexing, "MAX_TEXTS", 1)
+    old = cast.owner.store(category="infra", title="Old note", content="harmless")
+    Block.objects.filter(pk=old["id"]).update(content=SECRET_NOTE, sensitivity="internal")
+    plain = [cast.owner.store(title=f"Note {i}", content=f"plain note {i}")["id"] for i in range(2)]
+    assert indexing.embed_pending(limit=50, ids=[old["id"], *plain]) == 2
+    assert AWS not in _sent(remote_embedder)
+    assert not Block.objects.filter(pk__in=plain, embedding__isnull=True).exists()
+    assert Block.objects.get(pk=old["id"]).sensitivity == "credentials"
+
+
 def test_it_sends_credentials_when_the_embedder_is_trusted_with_them(
     cast: Cast, remote_embedder: FakeServer, settings: Any
 ) -> None:
