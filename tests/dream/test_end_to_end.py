@@ -61,8 +61,9 @@ def _celery(role: str, tmp: Path, env: dict[str, str]) -> tuple[subprocess.Popen
 @pytest.fixture
 def stack(transactional_db: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     """Function-scoped on purpose: its teardown (stop the worker and beat) must run before the
-    test database is flushed. Beat feeds every FEED_SECONDS, so a worker left running holds
-    row locks on the tables the flush truncates, and the two deadlock (a CI run failed so)."""
+    test database is flushed. Beat feeds every FEED_SECONDS, so a worker left running writes
+    to the tables the flush truncates (a CI run's flush failed so; its database error was not
+    printed, a deadlock between the two is the likely one)."""
     from ctx.celery import app
 
     tmp = tmp_path_factory.mktemp("dream-e2e")
