@@ -37,8 +37,11 @@ STOPWORDS = frozenset(_STOP_TEXT.split())
 
 LEXICAL_ARMS = frozenset({"fts_en", "fts_de", "fts_simple", "title"})
 BACKGROUND_RANKS = slice(4, 10)  # the 5th to 10th best cosines: the haystack's usual level
-# A scope of one candidate has no background: the mean 5th-10th cosine of MiniLM over
-# haystacks that do not hold the answer was 0.24-0.26 (bench/confidence.py, development half).
+# A pool of fewer than five candidates has no background: the mean 5th-10th cosine of MiniLM
+# over haystacks that do not hold the answer was 0.24-0.26 (bench/confidence.py, development
+# half). Not the other candidates' mean: in a new user's scope of a few notes they are often
+# the answer again (the fact extracted from the note, a paraphrase), and the best standing
+# 0.01 above them made an exact answer `low_confidence`.
 BACKGROUND_DEFAULT = 0.25
 
 
@@ -72,8 +75,7 @@ def pool_evidence(arms: Sequence[Mapping[str, Mapping[str, float]]]) -> tuple[fl
     lexical = sum(1 for a in arms if LEXICAL_ARMS.intersection(a))
     if not cosines:
         return None, lexical
-    # A small scope has no 5th-10th: the others it has, else the usual level.
-    rest = cosines[BACKGROUND_RANKS] or cosines[1:]
+    rest = cosines[BACKGROUND_RANKS]
     background = fmean(rest) if rest else BACKGROUND_DEFAULT
     return round(cosines[0] - background, 4), lexical
 

@@ -17,9 +17,12 @@ def test_the_gap_is_the_best_cosine_over_the_fifth_to_tenth() -> None:
     assert gap == round(0.8 - 0.2, 4) and lexical == 0
 
 
-def test_a_small_pool_measures_the_best_against_the_others() -> None:
-    assert c.pool_evidence(_arms(0.7, 0.1, 0.1, lexical=1)) == (0.6, 1)
+def test_a_pool_without_a_fifth_candidate_measures_the_best_against_the_usual_level() -> None:
+    """Not against the other candidates: a note and the fact extracted from it both answer."""
+    assert c.pool_evidence(_arms(0.82, 0.81, lexical=2)) == (round(0.82 - 0.25, 4), 2)
+    assert c.pool_evidence(_arms(0.7, 0.1, 0.1, 0.1, lexical=1)) == (round(0.7 - 0.25, 4), 1)
     assert c.pool_evidence(_arms(0.7)) == (round(0.7 - c.BACKGROUND_DEFAULT, 4), 0)
+    assert c.pool_evidence(_arms(0.7, 0.5, 0.5, 0.5, 0.3)) == (0.4, 0)
     assert c.pool_evidence([{"fts_en": {"score": 1.0}}]) == (None, 1)
 
 
