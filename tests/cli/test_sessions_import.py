@@ -177,7 +177,18 @@ def test_it_says_when_nothing_is_found(cli: Cli, tmp_path: Path) -> None:
     empty = tmp_path / "empty-home"
     empty.mkdir()
     run = cli.tty("sessions", "import", "--path", str(empty))
-    assert run.returncode == 0 and "no session logs found" in run.stdout
+    # An empty home is no error (the tools may not have written yet); what --path takes is said.
+    assert run.returncode == 0 and f"no session logs found in {empty}" in run.stdout
+    assert "--path takes a home folder" in run.stdout
+
+
+def test_a_path_that_is_not_there_or_not_a_log_exits_1(cli: Cli, tmp_path: Path) -> None:
+    missing = cli.tty("sessions", "import", "--path", str(tmp_path / "typo"))
+    assert missing.returncode == 1 and "does not exist" in missing.stdout
+    (tmp_path / "notes.txt").write_text("not a log")
+    other = cli("sessions", "import", "--path", str(tmp_path / "notes.txt"))
+    assert other.returncode == 1
+    assert other.json()["skipped"][0]["reason"].startswith("its format is not recognised")
 
 
 def test_it_fails_with_a_clear_message_when_the_server_is_unreachable(

@@ -109,9 +109,18 @@ def _line(name: str, counts: dict[str, Any]) -> str:
     )
 
 
-def _render_summary(out: Output, summary: dict[str, Any]) -> None:
+# What `--path` can name, said when it held none of it (a typo, or the tools' parent folder).
+_PATH_HINT = (
+    "--path takes a home folder (holding .claude, .codex, .gemini, .copilot or Cursor's and "
+    "VS Code's settings), one log file, or a ChatGPT / claude.ai export"
+)
+
+
+def _render_summary(out: Output, summary: dict[str, Any], path: str | None = None) -> None:
     if not summary["tools"]:
-        out.text("no session logs found")
+        out.text(
+            f"no session logs found in {path}; {_PATH_HINT}" if path else "no session logs found"
+        )
     for name, counts in summary["tools"].items():
         out.text(_line(name, counts))
     for item in summary["skipped"]:
@@ -133,8 +142,10 @@ def sessions_import(args: argparse.Namespace, app: App) -> int:
     if app.out.as_json:
         app.out.json(summary)
     else:
-        _render_summary(app.out, summary)
-    return 1 if summary["failed"] else 0
+        _render_summary(app.out, summary, args.path)
+    # A --path that does not exist or is no log nor export is the user's to fix: not a success.
+    refused = bool(args.path) and not summary["tools"] and bool(summary["skipped"])
+    return 1 if summary["failed"] or refused else 0
 
 
 def _hook(args: argparse.Namespace, app: App) -> int:
