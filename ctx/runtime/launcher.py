@@ -108,14 +108,16 @@ def use_secrets_key_file(data_dir: Path) -> None:
     os.environ["CTX_SECRETS_KEY_FILE"] = str(path)  # the web server and workers inherit it
 
 
-def _manage(*args: str, capture: bool = False) -> str:
+def _manage(*args: str) -> str:
+    """Run a manage.py command; its stdout. Its stderr (the log, a failed check's reason) is
+    the launcher's."""
     result = subprocess.run(  # noqa: S603 - our own interpreter and manage.py
         [sys.executable, str(ROOT / "manage.py"), *args],
         check=True,
         text=True,
-        capture_output=capture,
+        stdout=subprocess.PIPE,
     )
-    return result.stdout if capture else ""
+    return result.stdout
 
 
 def _collect_static() -> subprocess.Popen[bytes]:
@@ -395,9 +397,8 @@ def run() -> int:
     signal.signal(signal.SIGTERM, on_signal)
     try:
         procs = [_collect_static()]  # in the list: stopped with the rest if the start fails
-        _manage("migrate", "--noinput", "-v", "0")
-        first_key = _manage("bootstrap", capture=True).strip()
-        _manage("config", "--record")  # one log record of every setting and its origin
+        # migrate, bootstrap and one log record of every setting, in one process
+        first_key = _manage("prepare").strip()
         _finish(procs.pop())
         port = choose_port(str(values["CTX_HOST"]), port, explicit=explicit)  # taken meanwhile?
         url = f"http://{values['CTX_HOST']}:{port}"

@@ -81,6 +81,21 @@ def test_it_bootstraps_once(capsys: pytest.CaptureFixture[str]) -> None:
     assert Tenant.objects.count() == 1 and ApiKey.objects.count() == 1
 
 
+def test_prepare_migrates_bootstraps_once_and_records_the_config(
+    capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
+) -> None:
+    """What the launcher runs before its servers, in one process: only the first run prints
+    a key, and each run logs one config record."""
+    with caplog.at_level("INFO", logger="ctx.config"):
+        call_command("prepare")
+    raw = capsys.readouterr().out.strip()
+    assert raw.startswith("ctx_") and Api(raw).get("/api/whoami")[1]["is_admin"] is True
+    assert [r for r in caplog.records if r.getMessage().startswith("config record ")]
+    call_command("prepare")
+    assert capsys.readouterr().out.strip() == ""
+    assert ApiKey.objects.count() == 1
+
+
 def _last_line(capsys: pytest.CaptureFixture[str]) -> tuple[str, str]:
     captured = capsys.readouterr()
     return captured.out.strip().splitlines()[-1], captured.err

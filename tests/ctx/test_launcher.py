@@ -235,6 +235,8 @@ def test_it_runs_stores_and_keeps_data_across_restarts(data_dir: Path) -> None:
         assert httpx.get(first.url + css.group(1), timeout=30).status_code == 200
         banner = "".join(first.output)
         assert f"Admin: open {first.url}/admin/ and sign in with this key." in banner
+        # migrate, bootstrap and the settings' record run in one process; its log is shown
+        assert sum("INFO ctx.config config record {" in line for line in first.output) == 1
         _sign_in_to_the_admin(first.url, first.key)
         h = {"X-Context-Key": first.key}
         with httpx.Client(base_url=first.url, headers=h, timeout=30) as c:
