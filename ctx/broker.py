@@ -9,8 +9,10 @@ could not publish for the next attempt, so a broker that comes back gets the bac
 
 What is lost anyway (a full queue, messages older than MAX_AGE, a process that exits, a Redis
 that lost its queue) is caught up by beat: the periodic backfill embeds every block without a
-vector, and dream's feed fans out due cycles and overdue digests. When messages were dropped,
-the first successful publish after the outage also sends one backfill.
+vector, and dream's feed fans out due cycles and overdue digests. After an outage the first
+successful publish also sends one backfill: a Redis that was restarted lost the messages no
+worker had taken yet (an embedding published just before it died), and waiting for beat's next
+round left such a block without a vector for up to a minute.
 """
 
 from __future__ import annotations
@@ -126,9 +128,8 @@ class Publisher:
 
     def _recovered(self, outage: float) -> None:
         log.warning("broker reachable again after %.1f s", time.monotonic() - outage)
-        if self._dropped:
-            self._dropped = 0
-            self._publish([Message(BACKFILL)])
+        self._dropped = 0
+        self._publish([Message(BACKFILL)])
 
     def _publish(self, batch: list[Message]) -> int:
         """Send messages in order; return how many were sent before the first failure."""
