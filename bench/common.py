@@ -97,12 +97,17 @@ def private_server(
         url, key = _read_banner(proc)
         yield ServerInfo(url=url, key=key, process=proc, data_dir=data_dir)
     finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(60)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop(proc, signal.SIGINT, 60)
         subprocess.run(["rm", "-rf", str(data_dir)], check=False)
+
+
+def stop(proc: subprocess.Popen[Any], sig: int, timeout: float) -> None:
+    """Ask a server to stop with `sig`; kill it when it has not within `timeout` seconds."""
+    proc.send_signal(sig)
+    try:
+        proc.wait(timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
 
 
 def _read_banner(proc: subprocess.Popen[str]) -> tuple[str, str]:

@@ -31,7 +31,7 @@ from typing import Any
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from bench.common import ROOT, emit, percentile, private_server
+from bench.common import ROOT, emit, percentile, private_server, stop
 from bench.query_latency import wait_embedded
 from bench.store_search import corpus
 from ctx.runtime.launcher import free_port
@@ -78,11 +78,7 @@ def owner_server(data_dir: Path) -> Iterator[str]:
         _wait_health(url, proc)
         yield url
     finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop(proc, signal.SIGTERM, 30)
 
 
 def _wait_health(url: str, proc: subprocess.Popen[bytes]) -> None:

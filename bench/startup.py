@@ -25,7 +25,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from bench.common import emit  # noqa: E402
+from bench.common import emit, stop  # noqa: E402
 
 READY = "ctx: ready"
 
@@ -58,11 +58,7 @@ def time_start(code: Path, data_dir: Path, timeout: float = 300) -> float:
                 break
         raise RuntimeError(f"{code}: no '{READY}' within {timeout:.0f} s")
     finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(90)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop(proc, signal.SIGINT, 90)
 
 
 def one_round(code: Path) -> dict[str, float]:

@@ -13,7 +13,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -28,6 +27,7 @@ from profiles.models import Signal, SignalStatus
 from tests.conftest import Cast
 from tests.mcp.live import LiveServer, start
 from tests.support.live import database_url
+from tests.support.processes import wait_until
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -67,7 +67,9 @@ def worker(redis: tuple[Any, str], tmp_path: Path) -> Iterator[Path]:
     with log.open("wb") as out:
         proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
     try:
-        _wait(lambda: " ready." in log.read_text(errors="replace") or proc.poll() is not None, 90)
+        wait_until(
+            lambda: " ready." in log.read_text(errors="replace") or proc.poll() is not None, 90
+        )
         assert proc.poll() is None, log.read_text(errors="replace")[-3000:]
         yield log
     finally:
@@ -83,15 +85,6 @@ CONVERSATION = {
         {"role": "assistant", "content": "The queue's Redis was paused, so nothing was taken."},
     ],
 }
-
-
-def _wait(predicate: Any, timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.2)
-    return False
 
 
 def _embedded(ids: list[str]) -> bool:
@@ -137,6 +130,6 @@ def test_it_answers_while_the_broker_is_paused_and_embeds_after(
         os.kill(redis[0].pid, signal.SIGCONT)
     # The web process publishes what waited as soon as Redis answers (the periodic backfill,
     # which would also catch up, is not running here: no beat).
-    assert _wait(lambda: _embedded(ids), 90), worker.read_text(errors="replace")[-3000:]
+    assert wait_until(lambda: _embedded(ids), 90), worker.read_text(errors="replace")[-3000:]
     pending = Signal.objects.filter(status=SignalStatus.PENDING)
-    assert _wait(lambda: not pending.exists(), 60), worker.read_text(errors="replace")[-3000:]
+    assert wait_until(lambda: not pending.exists(), 60), worker.read_text(errors="replace")[-3000:]

@@ -20,6 +20,7 @@ import redis as redis_py
 from ctx import broker
 from ctx.celery import app
 from ctx.runtime.embedded import start_redis
+from tests.support.processes import wait_until
 
 
 def _queued(sock: Path) -> list[tuple[str, Any]]:
@@ -27,15 +28,6 @@ def _queued(sock: Path) -> list[tuple[str, Any]]:
     raw = redis_py.Redis(unix_socket_path=str(sock)).lrange("celery", 0, -1)
     messages = [json.loads(m) for m in reversed(raw)]
     return [(m["headers"]["task"], m["headers"]["argsrepr"]) for m in messages]
-
-
-def _until(predicate: Any, timeout: float = 20) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.1)
-    return False
 
 
 def test_a_redis_that_was_restarted_gets_a_backfill(
@@ -47,14 +39,14 @@ def test_a_redis_that_was_restarted_gets_a_backfill(
     publisher = broker.Publisher()
     try:
         publisher.send(broker.Message("retrieval.embed_blocks", (["before"],)))
-        assert _until(lambda: _queued(sock) == [("retrieval.embed_blocks", "[['before']]")])
+        assert wait_until(lambda: _queued(sock) == [("retrieval.embed_blocks", "[['before']]")], 20)
         os.kill(proc.pid, signal.SIGKILL)  # the message nobody took dies with it
         proc.wait(10)
         publisher.send(broker.Message("retrieval.embed_blocks", (["during"],)))
         time.sleep(1)  # the publisher finds the broker gone and waits to try again
         proc, _ = start_redis(tmp_path / "redis")
         wanted = [("retrieval.embed_blocks", "[['during']]"), ("retrieval.backfill", "()")]
-        assert _until(lambda: _queued(sock) == wanted), _queued(sock)
+        assert wait_until(lambda: _queued(sock) == wanted, 20), _queued(sock)
     finally:
         proc.kill()
         proc.wait(10)

@@ -3,6 +3,8 @@ benchmark (bench/faults.py), which kill children by role and check what is left.
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 
@@ -48,3 +50,13 @@ def alive(pid: int) -> bool:
     except OSError:
         return False
     return state != "Z"
+
+
+def wait_until(predicate: Callable[[], object], timeout: float, step: float = 0.2) -> bool:
+    """Poll `predicate` until it is true (True) or `timeout` seconds passed (False)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(step)
+    return False
