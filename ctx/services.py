@@ -177,6 +177,38 @@ def content_hash(content: str) -> str:
     return hashlib.sha256(content.encode("utf-8")).hexdigest()
 
 
+TITLE_ROOM = 480  # a title's room before a " (n)" suffix (Block.title holds 500)
+
+
+def free_titles(scope_id: int, category: str, titles: list[str]) -> list[str]:
+    """Each title, or `title (2)`, `(3)`, … when a block of the category in the scope, or an
+    earlier title of the list, already holds it: a write that must not land on another block."""
+    taken = set(
+        Block.objects.filter(scope_id=scope_id, category=category, title__in=titles).values_list(
+            "title", flat=True
+        )
+    )
+    out: list[str] = []
+    for title in titles:
+        if title in taken:
+            title = _numbered(scope_id, category, title[:TITLE_ROOM], taken)
+        taken.add(title)
+        out.append(title)
+    return out
+
+
+def _numbered(scope_id: int, category: str, head: str, taken: set[str]) -> str:
+    taken |= set(
+        Block.objects.filter(
+            scope_id=scope_id, category=category, title__startswith=f"{head} ("
+        ).values_list("title", flat=True)
+    )
+    n = 2
+    while f"{head} ({n})" in taken:
+        n += 1
+    return f"{head} ({n})"
+
+
 @dataclass
 class BlockInput:
     category: str

@@ -156,21 +156,6 @@ def nearest(scope_id: int, entry: Entry, level: str) -> Nearest | None:
 # --- writing -------------------------------------------------------------------------------------
 
 
-def _free_title(scope_id: int, kind: Kind, title: str) -> str:
-    """The title, or `title (2)`, `(3)`, … when another block of the kind holds it."""
-    taken = set(
-        Block.objects.filter(
-            scope_id=scope_id, category=kind.category, title__startswith=title[:480]
-        ).values_list("title", flat=True)
-    )
-    if title not in taken:
-        return title
-    n = 2
-    while f"{title[:480]} ({n})" in taken:
-        n += 1
-    return f"{title[:480]} ({n})"
-
-
 def _source(principal: Principal, raw: Any) -> Session | None:
     return None if raw in (None, "") else get_session_for(principal, raw)
 
@@ -226,7 +211,7 @@ def save(principal: Principal, entry: Entry) -> dict[str, Any]:
     with transaction.atomic():
         data = services.BlockInput(
             category=entry.kind.category,
-            title=_free_title(scope_id, entry.kind, entry.title),
+            title=services.free_titles(scope_id, entry.kind.category, [entry.title])[0],
             content=entry.content,
             tags=entry.tags,
             metadata=meta,

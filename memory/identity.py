@@ -35,10 +35,10 @@ def fact_key(e: Extraction) -> str:
     return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()
 
 
-def fact_title(e: Extraction, key: str) -> str:
-    """The block's title: the statement (searched with weight A), and the key's head so that
-    two facts with the same sentence (another polarity or attribute) never share a block."""
-    return f"{e.statement[:TITLE_MAX]} [{key[:8]}]"
+def fact_title(e: Extraction) -> str:
+    """The block's title: the statement, searched with weight A (memory.materialize numbers
+    it when another block holds the sentence)."""
+    return e.statement[:TITLE_MAX]
 
 
 def source_hash(parts: list[str], extractor: str) -> str:

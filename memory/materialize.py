@@ -71,7 +71,7 @@ def write_facts(
 def _block_input(src: Source, e: Extraction, key: str) -> BlockInput:
     return BlockInput(
         category=CATEGORY.format(kind=e.kind),
-        title=fact_title(e, key),
+        title=fact_title(e),
         content=e.statement,
         type=e.kind,
         metadata={
@@ -103,6 +103,7 @@ def _create(
         return {}
     keys = list(groups)
     items = [_block_input(src, groups[k][0], k) for k in keys]
+    _free(src.scope.pk, items, keys)
     results = blocks.block_upsert_many(principal=principal, scope=None, items=items)
     made = [r.block for r in results]
     for block, key in zip(made, keys, strict=True):
@@ -113,6 +114,26 @@ def _create(
         ignore_conflicts=True,
     )
     return {k: str(b.pk) for k, b in zip(keys, made, strict=True)}
+
+
+def _free(scope_id: int, items: list[BlockInput], keys: list[str]) -> None:
+    """Each fact titled by its statement, numbered when another block holds the sentence (a
+    fact of another polarity or attribute, a note of the user's). A block that already is
+    this fact (another worker's extraction of it, committed meanwhile) keeps its title, so
+    the upsert lands on it instead of making a copy."""
+    same = dict(
+        Fact.objects.filter(scope_id=scope_id, key__in=keys).values_list("key", "block__title")
+    )
+    by_category: dict[str, list[int]] = {}
+    for i, (item, key) in enumerate(zip(items, keys, strict=True)):
+        if key in same:
+            item.title = same[key]
+        else:
+            by_category.setdefault(item.category, []).append(i)
+    for category, indexes in by_category.items():
+        titles = blocks.free_titles(scope_id, category, [items[i].title for i in indexes])
+        for i, title in zip(indexes, titles, strict=True):
+            items[i].title = title
 
 
 def _fact(block: Any, src: Source, key: str, items: list[Extraction]) -> Fact:

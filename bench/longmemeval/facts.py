@@ -52,7 +52,8 @@ def session_facts(session: Document, minimum: float = MIN_CONFIDENCE) -> list[Fo
         for e in _EXTRACTOR.extract(units).extractions:
             if e.confidence >= minimum:
                 key = fact_key(e)
-                found.setdefault(key, (key, fact_title(e, key), e.statement))
+                # The key's head keeps apart two facts of one sentence (the server numbers them).
+                found.setdefault(key, (key, f"{fact_title(e)} [{key[:8]}]", e.statement))
         _CACHE[cache_key] = list(found.values())
     return _CACHE[cache_key]
 
