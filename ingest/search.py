@@ -7,6 +7,8 @@ from collections import defaultdict
 from datetime import datetime
 from typing import Any
 
+from django.db import connection
+
 from ctx import masking
 from ctx.models import BlockType
 from ctx.principal import Principal
@@ -18,6 +20,11 @@ from retrieval.query import QueryParams, run_query
 from retrieval.search import preview
 
 POOL = 50  # windows asked of the pipeline (its most); grouped into sessions afterwards
+# A session is ranked by its best window (reciprocal rank, k = 60), plus its title's share of
+# the query's words times this: a title holding them all is worth about five places at the
+# top. Titles are the tools' own summaries ("Fix flaky login test"), but they are short, so
+# they reorder sessions the windows found and never bring in one they did not.
+TITLE_WEIGHT = 1 / 61 - 1 / 66
 
 
 def search_sessions(
@@ -50,12 +57,34 @@ def search_sessions(
         if len(grouped[sid]) < per_session:
             grouped[sid].append(hit)
     sessions = selectors.sessions_by_id(principal, order)
-    rows = [
-        _row(principal, sessions[sid], grouped[sid])
-        for sid in order
-        if sid in sessions and _in_project(sessions[sid], project)
-    ][:limit]
+    found = [sid for sid in order if sid in sessions and _in_project(sessions[sid], project)]
+    found = _by_title(query, found, sessions)
+    rows = [_row(principal, sessions[sid], grouped[sid]) for sid in found][:limit]
     return {"query": query, "count": len(rows), "sessions": rows, "confidence": result.confidence}
+
+
+def _by_title(query: str, order: list[int], sessions: dict[int, Session]) -> list[int]:
+    share = title_share(query, [sessions[sid].title for sid in order])
+    score = {sid: 1 / (61 + rank) + TITLE_WEIGHT * share[rank] for rank, sid in enumerate(order)}
+    return sorted(order, key=lambda sid: -score[sid])
+
+
+def title_share(query: str, titles: list[str]) -> list[float]:
+    """For each title, the share of the query's content words (stemmed, English or German,
+    whichever matches more) that it holds."""
+    if not titles:
+        return []
+    sql = """SELECT tsvector_to_array(to_tsvector('english', x)),
+                    tsvector_to_array(to_tsvector('german', x))
+             FROM unnest(%s::text[]) WITH ORDINALITY AS u(x, n) ORDER BY n"""
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [[query, *titles]])
+        (q_en, q_de), *rest = cursor.fetchall()
+    return [max(_share(set(q_en), set(en)), _share(set(q_de), set(de))) for en, de in rest]
+
+
+def _share(words: set[str], title: set[str]) -> float:
+    return len(words & title) / len(words) if words else 0.0
 
 
 def _in_project(session: Session, project: str | None) -> bool:

@@ -127,3 +127,29 @@ def test_overlapping_windows_embed_the_messages_they_share_once(
         "/api/sessions/search", {"query": "protecting plants from frost"}
     )
     assert status == 200 and data["sessions"][0]["windows"][0]["first_index"] == 4
+
+
+CHECKOUT = [
+    "The checkout test is flaky again: the flaky test waits for the payment iframe.",
+    "Stub the payment iframe so the checkout test stops being flaky.",
+]
+LOGIN = [
+    "The login spec times out now and then on CI.",
+    "Wait for the session cookie before asserting; the flaky test passes then.",
+]
+
+
+def test_a_session_titled_by_the_query_comes_first(
+    cast: Cast, django_capture_on_commit_callbacks: Any, settings: Any
+) -> None:
+    settings.CTX = {**settings.CTX, "CTX_SESSION_WINDOW_SIZE": 2, "CTX_SESSION_WINDOW_STRIDE": 2}
+    sessions = [
+        session("checkout", _conversation(CHECKOUT, "2026-02-10"), title="Checkout redesign"),
+        session("login", _conversation(LOGIN, "2026-02-11"), title="Fix flaky login test"),
+    ]
+    imported(cast.owner, batch(*sessions), django_capture_on_commit_callbacks)
+    indexing.embed_blocks([str(b) for b in Window.objects.values_list("block_id", flat=True)])
+    _, windows = cast.owner.post("/api/query", {"query": "flaky test", "types": ["transcript"]})
+    assert windows["sources"][0]["metadata"]["external_id"] == "checkout"  # windows alone
+    _, data = cast.owner.post("/api/sessions/search", {"query": "flaky test"})
+    assert [s["session"]["external_id"] for s in data["sessions"]] == ["login", "checkout"]
