@@ -1,4 +1,5 @@
-"""pytest plugin: one embedded PostgreSQL and Redis per test run, before Django loads settings.
+"""pytest plugin: one embedded PostgreSQL and Redis per test process, before Django loads
+settings: per run, or per worker under pytest-xdist (`make test`), never shared by two.
 
 Loaded with `-p tests.support.plugin` (pyproject addopts) so its hook runs before pytest-django
 reads DATABASES. A DATABASE_URL / REDIS_URL already in the environment is used instead.
@@ -26,11 +27,20 @@ def pytest_load_initial_conftests(early_config: Any, parser: Any, args: list[str
     os.environ.setdefault("CTX_TIME_ZONE", "Europe/Berlin")
     if os.environ.get("DATABASE_URL") and os.environ.get("REDIS_URL"):
         return
+    if _distributing(early_config):
+        return  # each xdist worker starts its own (below): nothing is shared between them
     from ctx.runtime import embedded
 
     data_dir = Path(tempfile.mkdtemp(prefix="ctx-test-"))
     os.environ.setdefault("CTX_DATA_DIR", str(data_dir))
     _handles = embedded.start(data_dir, temporary=True)
+
+
+def _distributing(config: Any) -> bool:
+    """True in the controller of an xdist run (`-n`), which runs no test itself."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        return False
+    return bool(getattr(config.known_args_namespace, "numprocesses", None))
 
 
 def pytest_unconfigure(config: Any) -> None:
