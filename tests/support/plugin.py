@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +42,15 @@ def _distributing(config: Any) -> bool:
     if os.environ.get("PYTEST_XDIST_WORKER"):
         return False
     return bool(getattr(config.known_args_namespace, "numprocesses", None))
+
+
+def pytest_collection_finish(session: Any) -> None:
+    """Refuse a run where two tests share a node id: pytest-xdist tells tests apart by it and
+    silently runs only one of them. Such tests (schemathesis's) are marked `serial`."""
+    ids = Counter(i.nodeid for i in session.items if i.get_closest_marker("serial") is None)
+    shared = sorted(nodeid for nodeid, n in ids.items() if n > 1)
+    if shared:
+        raise pytest.UsageError(f"tests share a node id, mark them serial: {shared[:3]}")
 
 
 def pytest_unconfigure(config: Any) -> None:
