@@ -158,6 +158,11 @@ def _pk_by_prefix(principal: Principal, text: str) -> uuid.UUID | None:
     return found[0] if found else None
 
 
+def block_pk(principal: Principal, text: str) -> uuid.UUID | None:
+    """The id a caller wrote, whole or its start (`ctx get 0fb53340`); None when none fits."""
+    return _parse_uuid(text) or _pk_by_prefix(principal, text)
+
+
 def get_block_for(
     principal: Principal, block_id: str, *, write: bool = False, archived: bool = False
 ) -> Block:
@@ -165,7 +170,7 @@ def get_block_for(
     NotFound otherwise (same for missing). With `write` the row is locked and a block the
     principal may only read is Forbidden. `block_id` may be the start of an id when it names
     one readable live block."""
-    pk = _parse_uuid(block_id) or _pk_by_prefix(principal, block_id)
+    pk = block_pk(principal, block_id)
     if pk is None:
         raise NotFound()
     qs = (

@@ -89,7 +89,8 @@ class WindowHit(TypedDict):
 
 class SessionHit(TypedDict):
     session: SessionSummary
-    score: float
+    score: float  # its best window's
+    title_match: float  # the share of the query's words its title holds (it reorders sessions)
     windows: list[WindowHit]
 
 

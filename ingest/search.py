@@ -58,14 +58,14 @@ def search_sessions(
             grouped[sid].append(hit)
     sessions = selectors.sessions_by_id(principal, order)
     found = [sid for sid in order if sid in sessions and _in_project(sessions[sid], project)]
-    found = _by_title(query, found, sessions)
-    rows = [_row(principal, sessions[sid], grouped[sid]) for sid in found][:limit]
+    share = dict(zip(found, title_share(query, [sessions[s].title for s in found]), strict=True))
+    found = _by_title(found, share)
+    rows = [_row(principal, sessions[sid], grouped[sid], share[sid]) for sid in found][:limit]
     return {"query": query, "count": len(rows), "sessions": rows, "confidence": result.confidence}
 
 
-def _by_title(query: str, order: list[int], sessions: dict[int, Session]) -> list[int]:
-    share = title_share(query, [sessions[sid].title for sid in order])
-    score = {sid: 1 / (61 + rank) + TITLE_WEIGHT * share[rank] for rank, sid in enumerate(order)}
+def _by_title(order: list[int], share: dict[int, float]) -> list[int]:
+    score = {sid: 1 / (61 + rank) + TITLE_WEIGHT * share[sid] for rank, sid in enumerate(order)}
     return sorted(order, key=lambda sid: -score[sid])
 
 
@@ -95,7 +95,7 @@ def _in_project(session: Session, project: str | None) -> bool:
     return root == name or root.replace("\\", "/").rsplit("/", 1)[-1] == name
 
 
-def _row(principal: Principal, session: Session, hits: list[Any]) -> p.SessionHit:
+def _row(principal: Principal, session: Session, hits: list[Any], share: float) -> p.SessionHit:
     windows: list[p.WindowHit] = [
         {
             "id": h.id,
@@ -107,4 +107,9 @@ def _row(principal: Principal, session: Session, hits: list[Any]) -> p.SessionHi
         }
         for h in hits
     ]
-    return {"session": p.summary(session), "score": windows[0]["score"], "windows": windows}
+    return {
+        "session": p.summary(session),
+        "score": windows[0]["score"],
+        "title_match": round(share, 3),
+        "windows": windows,
+    }

@@ -11,16 +11,16 @@ from django.db.models import F, Q, QuerySet
 
 from ctx.errors import NotFound
 from ctx.principal import Principal
+from ctx.selectors import block_pk
 from memory.models import Fact, Provenance
 
 FACT_NOT_FOUND = "Fact not found."
 
 
 def get_fact_for(principal: Principal, raw_id: object) -> Fact:
-    try:
-        pk = uuid.UUID(str(raw_id))
-    except ValueError:
-        raise NotFound(FACT_NOT_FOUND) from None
+    pk = block_pk(principal, str(raw_id))  # a fact's id is its block's: its start will do
+    if pk is None:
+        raise NotFound(FACT_NOT_FOUND)
     qs = _live(Fact.objects.filter(pk=pk).readable_by(principal))
     fact = qs.first()
     if fact is None:

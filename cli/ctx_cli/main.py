@@ -267,6 +267,16 @@ def _memory_commands(sub: Subparsers) -> None:
     changes.add_argument("--limit", type=bounded_int(1, 200), help="most changes (default 50)")
     changes.add_argument("--cursor", help="next_cursor of the page before")
     changes.add_argument("--scope", action="append", help="only these scopes (a,b)")
+    facts = _add(sub, "facts", "memory:facts", "facts extracted from notes and conversations")
+    facts.add_argument("id", nargs="?", help="one fact (its block id or its start)")
+    facts.add_argument("--subject", help="only about this subject (the user, a person, …)")
+    facts.add_argument("--kind", choices=("fact", "preference", "decision", "task"))
+    facts.add_argument("--attribute", help="only this attribute (deploy_day, editor, …)")
+    facts.add_argument("--as-of", help="the facts valid at this moment, superseded ones too")
+    facts.add_argument("--history", action="store_true", help="every version, superseded too")
+    facts.add_argument("--limit", type=bounded_int(1, 200), help="most facts (default 50)")
+    facts.add_argument("--offset", type=bounded_int(0), help="facts to skip")
+    facts.add_argument("--scope", action="append", help="only these scopes (a,b)")
 
 
 def _hook_commands(sub: Subparsers) -> None:
@@ -553,7 +563,7 @@ GROUPS: tuple[tuple[Callable[[Subparsers], None], tuple[str, ...]], ...] = (
     (_ingest_command, ("ingest",)),
     (_sessions_commands, ("sessions",)),
     (_hook_commands, ("brief", "persist", "statusline", "hook")),
-    (_memory_commands, ("history", "changes")),
+    (_memory_commands, ("history", "changes", "facts")),
     (_dream_commands, ("dream", "guard", "digest", "graph")),
     (_secrets_commands, ("secrets", "mcp-stdio")),
     (_exec_commands, ("exec", "runtimes")),

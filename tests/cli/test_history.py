@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from tests.cli.conftest import Cli
 from tests.conftest import Cast
@@ -72,3 +73,32 @@ def test_it_briefs_the_budgeted_context_for_an_agent(cli: Cli, live_cast: Cast) 
     run = cli("brief", "--hook", "--agent", "code", stdin=json.dumps(hook))
     context = json.loads(run.stdout)["hookSpecificOutput"]["additionalContext"]
     assert context.startswith("# ctx context · agent code · project atlas")
+
+
+def _extracted(api: Any, content: str) -> None:
+    """A note and what extraction makes of it (a worker's job; run here, in the test)."""
+    from memory import tasks
+    from memory.sources import block_key
+
+    block = api.store(category="notes", title=content[:40], content=content)
+    tasks.extract_sources([block_key(block["id"])])
+
+
+def test_it_lists_the_extracted_facts_with_their_evidence(cli: Cli, live_cast: Cast) -> None:
+    _extracted(live_cast.owner, "We deploy on Thursdays after QA signs off.")
+    (fact,) = cli("facts", "--attribute", "deploy_day").json()["facts"]
+    assert (fact["statement"], fact["value"]) == ("The team deploys on Thursdays.", "Thursday")
+    run = cli.tty("facts")
+    assert run.returncode == 0 and "The team deploys on Thursdays." in run.stdout
+    one = cli.tty("facts", fact["id"][:8])
+    assert one.returncode == 0 and "We deploy on Thursdays" in one.stdout  # the quote
+
+
+def test_it_answers_a_foreign_fact_like_a_missing_one(cli: Cli, live_cast: Cast) -> None:
+    _extracted(live_cast.outsider, "We deploy on Mondays.")
+    _, theirs = live_cast.outsider.get("/api/facts")
+    foreign = theirs["facts"][0]["id"]
+    runs = [cli("facts", foreign), cli("facts", "00000000-0000-4000-8000-000000000000")]
+    assert [r.returncode for r in runs] == [1, 1]
+    assert runs[0].stderr == runs[1].stderr == "error: Fact not found. (not_found)\n"
+    assert cli("facts", "--attribute", "deploy_day").json()["facts"] == []

@@ -153,3 +153,4 @@ def test_a_session_titled_by_the_query_comes_first(
     assert windows["sources"][0]["metadata"]["external_id"] == "checkout"  # windows alone
     _, data = cast.owner.post("/api/sessions/search", {"query": "flaky test"})
     assert [s["session"]["external_id"] for s in data["sessions"]] == ["login", "checkout"]
+    assert [s["title_match"] for s in data["sessions"]] == [1.0, 0.0]  # why, for the reader

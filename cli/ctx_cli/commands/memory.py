@@ -1,4 +1,5 @@
-"""`ctx history` (a block's versions, and restoring one) and `ctx changes` (what changed since)."""
+"""`ctx history` (a block's versions, and restoring one), `ctx changes` (what changed since)
+and `ctx facts` (what extraction made of notes and conversations, with its evidence)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Any
 from urllib.parse import quote
 
 from ctx_cli.commands import App, split_list, with_query
-from ctx_cli.output import escape, table
+from ctx_cli.output import escape, fields, table
 
 
 def _when(text: Any) -> str:
@@ -78,4 +79,61 @@ def changes(args: argparse.Namespace, app: App) -> int:
         "scopes": split_list(args.scope),
     }
     app.out.emit(app.client().get(with_query("/api/changes", params)), _render_changes)
+    return 0
+
+
+def _fact_row(fact: dict[str, Any]) -> tuple[Any, ...]:
+    gone = " (superseded)" if fact.get("superseded_by") else ""
+    return (
+        str(fact["id"])[:8],
+        fact["kind"],
+        f"{fact['statement']}{gone}",
+        f"{float(fact['confidence']):.2f}",
+        _when(fact.get("said_at")),
+        " ".join(str(fact.get("evidence") or "").split())[:60],
+    )
+
+
+def _render_facts(console: Any, payload: dict[str, Any]) -> None:
+    facts = payload.get("facts") or []
+    if not facts:
+        console.print("no facts yet: they are extracted from notes and imported conversations")
+        return
+    columns = ["id", "kind", "statement", "confidence", "said", "evidence"]
+    table(console, columns, [_fact_row(f) for f in facts])
+
+
+def _render_fact(console: Any, payload: dict[str, Any]) -> None:
+    fact = payload["fact"]
+    pairs = [
+        ("statement", fact["statement"]),
+        ("kind", fact["kind"]),
+        ("subject · attribute", f"{fact['subject']} · {fact['attribute']}"),
+        ("value", fact["value"]),
+        ("confidence", f"{float(fact['confidence']):.2f}"),
+        ("valid", f"{_when(fact.get('valid_from'))} to {_when(fact.get('valid_to')) or 'now'}"),
+        ("superseded by", fact.get("superseded_by") or ""),
+    ]
+    for source in fact.get("sources") or []:
+        where = source.get("block_id") or f"session {source.get('session_id')}"
+        pairs.append((f"source {where}", f"“{source.get('quote', '')}” {_when(source['said_at'])}"))
+    fields(console, pairs, title=str(fact["id"]))
+
+
+def facts(args: argparse.Namespace, app: App) -> int:
+    client = app.client()
+    if args.id:
+        app.out.emit(client.get(f"/api/facts/{quote(args.id, safe='')}"), _render_fact)
+        return 0
+    params = {
+        "subject": args.subject,
+        "kind": args.kind,
+        "attribute": args.attribute,
+        "as_of": args.as_of,
+        "history": "true" if args.history else None,
+        "limit": args.limit,
+        "offset": args.offset,
+        "scopes": split_list(args.scope),
+    }
+    app.out.emit(client.get(with_query("/api/facts", params)), _render_facts)
     return 0
