@@ -47,6 +47,9 @@ def test_it_shows_a_session_with_its_latest_messages(imported: Cli) -> None:
 def test_it_searches_past_conversations(imported: Cli) -> None:
     data = imported("sessions", "search", "build slow").json()
     assert data["sessions"][0]["session"]["tool"] == "codex"
+    run = imported.tty("sessions", "search", "cart total")
+    first = run.stdout.splitlines()[0]
+    assert "Cart total on checkout" in first and "title match 1.00" in first
 
 
 def test_it_deletes_a_session(imported: Cli) -> None:

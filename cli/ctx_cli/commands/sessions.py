@@ -302,7 +302,10 @@ def sessions_search(args: argparse.Namespace, app: App) -> int:
         for hit in data.get("sessions", []):
             s = hit["session"]
             head = f"session {s['id']} [{s['tool']}] {s.get('title') or s.get('preview', '')[:60]}"
-            console.print(Text(f"{head}  (score {hit['score']:.3f})", style="bold"))
+            # The title reorders sessions (docs/conversations.md): say so, or the scores
+            # printed would seem out of order.
+            why = f", title match {hit['title_match']:.2f}" if hit.get("title_match") else ""
+            console.print(Text(f"{head}  (score {hit['score']:.3f}{why})", style="bold"))
             for w in hit["windows"]:
                 where = f"  messages {w['first_index']}-{w['last_index']}: "
                 console.print(Text(where + w["preview"].replace("\n", " ")[:200]))
