@@ -1,5 +1,5 @@
-"""What changed since a moment: new facts, preferences, decisions, tasks and entities, facts
-superseded by newer ones, blocks whose content changed (before and after, from their version
+"""What changed since a moment: new notes, facts, preferences, decisions, tasks and entities,
+facts superseded by newer ones, blocks whose content changed (before and after, from their version
 history), and new conversations per tool. Each change has one sentence from a template (no LLM).
 
 The changes come from three sources, each read newest first with its own index (blocks by
@@ -28,7 +28,10 @@ from ctx.principal import Principal
 from ingest import selectors as sessions
 
 KINDS = (BlockType.FACT, BlockType.PREFERENCE, BlockType.DECISION, BlockType.TASK)
-NEW_TYPES = [*KINDS, BlockType.ENTITY]
+# What people store by hand counts as a change too ("ctx save" is a knowledge block): a note
+# saved yesterday answered "nothing changed". Transcripts count as sessions, per tool; indexed
+# documents, digests and the server's own records are not memories of their own.
+NEW_TYPES = [*KINDS, BlockType.ENTITY, BlockType.KNOWLEDGE, BlockType.NOTE]
 SNIPPET = 160
 _SPACE = re.compile(r"\s+")
 
@@ -99,6 +102,8 @@ NEW_SENTENCE = {
     "decision": "Decided: {text}",
     "task": "New task: {text}",
     "entity": "New {entity}: {title}.",
+    "knowledge": 'New note "{title}": {text}',
+    "note": 'New note "{title}": {text}',
 }
 
 

@@ -97,8 +97,8 @@ WHEN NOT: answering a specific question (use `query`).
 RETURNS: `text` (ready to use), `tokens`, and `lines` (section, id, text, tokens, score).
 EXAMPLE: {}; {"agent": "code", "project": "atlas", "max_tokens": 500}""",
     "changes": """\
-What changed since a moment: new facts, preferences, decisions, tasks and entities, superseded \
-facts and updated blocks with before and after, new sessions per tool; one sentence each.
+What changed since a moment: new notes, facts, preferences, decisions, tasks and entities, \
+superseded facts and updated blocks with before and after, new sessions per tool; one sentence each.
 WHEN: the user asks what is new or what changed since yesterday, last week, a date.
 WHEN NOT: the latest blocks of any kind (use `recent`).
 RETURNS: `changes` newest first (at, kind, sentence, id, before, after), `summary` counts on \

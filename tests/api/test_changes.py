@@ -40,16 +40,24 @@ def test_it_lists_new_memories_with_one_sentence_each(cast: Cast) -> None:
     fact = _store(cast.owner, "city", "The user lives in Basel.")
     decision = _store(cast.owner, "db", "We use Postgres.", "decision")
     bob = _store(cast.owner, "Bob", "A reviewer.", "entity", metadata={"entity_type": "person"})
-    _store(cast.owner, "talk", "chit chat", "transcript")  # not a memory
+    note = _store(cast.owner, "Deploys", "We deploy on Thursdays.", "knowledge")  # ctx save
+    _store(cast.owner, "talk", "chit chat", "transcript")  # counted as sessions, not here
     old = _store(cast.owner, "old", "Long ago.")
     _backdate(old, 3)
     body = _changes(cast.owner, since="yesterday")
     by_id = {c["id"]: c for c in body["changes"] if "id" in c}
-    assert set(by_id) == {fact, decision, bob}
+    assert set(by_id) == {fact, decision, bob, note}
     assert by_id[fact]["sentence"] == "New fact: The user lives in Basel."
     assert by_id[decision]["sentence"] == "Decided: We use Postgres."
     assert by_id[bob]["sentence"] == "New person: Bob."
-    assert body["summary"] == {"new_fact": 1, "new_decision": 1, "new_entity": 1, "updated": 0}
+    assert by_id[note]["sentence"] == 'New note "Deploys": We deploy on Thursdays.'
+    assert body["summary"] == {
+        "new_fact": 1,
+        "new_decision": 1,
+        "new_entity": 1,
+        "new_knowledge": 1,
+        "updated": 0,
+    }
     ats = [c["at"] for c in body["changes"]]
     assert ats == sorted(ats, reverse=True)
 
