@@ -7,8 +7,6 @@ from collections import defaultdict
 from datetime import datetime
 from typing import Any
 
-from django.db import connection
-
 from ctx import masking
 from ctx.models import BlockType
 from ctx.principal import Principal
@@ -16,14 +14,15 @@ from ingest import payloads as p
 from ingest import selectors
 from ingest.models import Session
 from retrieval import lexical
+from retrieval.confidence import coverage
 from retrieval.query import QueryParams, run_query
 from retrieval.search import preview
 
 POOL = 50  # windows asked of the pipeline (its most); grouped into sessions afterwards
 # A session is ranked by its best window (reciprocal rank, k = 60), plus its title's share of
-# the query's words times this: a title holding them all is worth about five places at the
-# top. Titles are the tools' own summaries ("Fix flaky login test"), but they are short, so
-# they reorder sessions the windows found and never bring in one they did not.
+# the query's topic words (retrieval.confidence.coverage) times this: a title holding them all
+# is worth about five places at the top. Titles are the tools' own summaries ("Fix flaky login
+# test"), but they are short, so they reorder sessions the windows found, never add one.
 TITLE_WEIGHT = 1 / 61 - 1 / 66
 
 
@@ -58,7 +57,8 @@ def search_sessions(
             grouped[sid].append(hit)
     sessions = selectors.sessions_by_id(principal, order)
     found = [sid for sid in order if sid in sessions and _in_project(sessions[sid], project)]
-    share = dict(zip(found, title_share(query, [sessions[s].title for s in found]), strict=True))
+    # The verdict's own measure (a 5-letter stem, stop words dropped): no database round trip.
+    share = {sid: coverage(query, [sessions[sid].title]) for sid in found}
     found = _by_title(found, share)
     rows = [_row(principal, sessions[sid], grouped[sid], share[sid]) for sid in found][:limit]
     return {"query": query, "count": len(rows), "sessions": rows, "confidence": result.confidence}
@@ -67,24 +67,6 @@ def search_sessions(
 def _by_title(order: list[int], share: dict[int, float]) -> list[int]:
     score = {sid: 1 / (61 + rank) + TITLE_WEIGHT * share[sid] for rank, sid in enumerate(order)}
     return sorted(order, key=lambda sid: -score[sid])
-
-
-def title_share(query: str, titles: list[str]) -> list[float]:
-    """For each title, the share of the query's content words (stemmed, English or German,
-    whichever matches more) that it holds."""
-    if not titles:
-        return []
-    sql = """SELECT tsvector_to_array(to_tsvector('english', x)),
-                    tsvector_to_array(to_tsvector('german', x))
-             FROM unnest(%s::text[]) WITH ORDINALITY AS u(x, n) ORDER BY n"""
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [[query, *titles]])
-        (q_en, q_de), *rest = cursor.fetchall()
-    return [max(_share(set(q_en), set(en)), _share(set(q_de), set(de))) for en, de in rest]
-
-
-def _share(words: set[str], title: set[str]) -> float:
-    return len(words & title) / len(words) if words else 0.0
 
 
 def _in_project(session: Session, project: str | None) -> bool:
