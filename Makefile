@@ -62,8 +62,6 @@ browser:
 
 # Two workers on a 2-core machine (pytest-xdist), each with its own PostgreSQL and Redis
 # (tests/support/plugin.py); a file's tests stay on one worker, so its fixtures start once.
-# 10-13 minutes here instead of 16-18: many tests wait on processes they started. Tests
-# marked `serial` (the schema fuzzing) run afterwards in one process.
+# 10-13 minutes here instead of 16-18: many tests wait on processes they started.
 test: lint browser
-	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest -n auto --maxprocesses 4 --dist loadfile -m "not serial"
-	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest -m serial
+	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest -n auto --maxprocesses 4 --dist loadfile

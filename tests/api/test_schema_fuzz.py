@@ -23,9 +23,7 @@ from schemathesis.checks import not_a_server_error
 
 from tests.conftest import Cast, make_cast
 
-# schemathesis runs the operations as subtests of one item; under pytest-xdist only the first
-# operation ran (45 cases instead of 5,383), so `make test` runs this file in its own pass.
-pytestmark = [pytest.mark.django_db, pytest.mark.serial]
+pytestmark = pytest.mark.django_db
 
 EXAMPLES = 8
 
