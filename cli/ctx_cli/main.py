@@ -262,7 +262,9 @@ def _memory_commands(sub: Subparsers) -> None:
     )
     changes = _add(sub, "changes", "memory:changes", "what changed since a moment, one line each")
     changes.add_argument(
-        "--since", required=True, help="ISO date or time, or words: yesterday, last week, …"
+        "--since",
+        required=True,
+        help="ISO date or time, '2 hours ago', or words: yesterday, last week, …",
     )
     changes.add_argument("--limit", type=bounded_int(1, 200), help="most changes (default 50)")
     changes.add_argument("--cursor", help="next_cursor of the page before")

@@ -103,7 +103,7 @@ WHEN: the user asks what is new or what changed since yesterday, last week, a da
 WHEN NOT: the latest blocks of any kind (use `recent`).
 RETURNS: `changes` newest first (at, kind, sentence, id, before, after), `summary` counts on \
 the first page, `next_cursor` for the next page.
-EXAMPLE: {"since": "yesterday"}; {"since": "2026-03-01", "limit": 20}""",
+EXAMPLE: {"since": "yesterday"}; {"since": "2 hours ago"}; {"since": "2026-03-01", "limit": 20}""",
     "store": """\
 Save a knowledge block: creates it, or replaces the block with the same category and title in \
 that scope.

@@ -147,6 +147,20 @@ def test_it_reads_iso_times_and_refuses_what_it_cannot_read(cast: Cast) -> None:
     assert status == 400 and body["error"]["details"] == {"field": "cursor"}
 
 
+def test_it_reads_a_clock_time_back_not_just_days(cast: Cast) -> None:
+    recent = _store(cast.owner, "city", "The user lives in Basel.")
+    earlier = _store(cast.owner, "db", "We use Postgres.", "decision")
+    _backdate(recent, 0.5 / 24)
+    _backdate(earlier, 3 / 24)
+    for since in ("2 hours ago", "2h", "120 minutes ago", "vor 2 Stunden"):
+        assert [c["id"] for c in _changes(cast.owner, since=since)["changes"]] == [recent], since
+    assert _changes(cast.owner, since="10 min ago")["changes"] == []
+    assert {c["id"] for c in _changes(cast.owner, since="4 hours ago")["changes"]} == {
+        recent,
+        earlier,
+    }
+
+
 def test_it_bounds_a_page_as_too_large(cast: Cast) -> None:
     status, body = cast.owner.get("/api/changes", since="yesterday", limit=201)
     assert status == 413 and body["error"]["message"] == "'limit' is more than 200."
