@@ -19,6 +19,7 @@ from ctx.ops.inputs import (
     QueryText,
     ScopeList,
     ScopeName,
+    Since,
     Tags,
     Text,
     When,
@@ -78,7 +79,10 @@ class SessionsInput(Input):
     tool: ToolFilter = None
     project: ProjectFilter = None
     branch: Annotated[str | None, Text(200, required=False, description="Only this branch.")] = None
-    since: Annotated[When, Field(description="Only sessions active since (ISO-8601).")] = None
+    since: Annotated[
+        Since,
+        Field(description="Only sessions active since: ISO time, '2 hours ago', 'yesterday'."),
+    ] = None
     scopes: ScopeList = []
     limit: Annotated[int | None, IntParam(1, 100, description="Most sessions (default 10).")] = None
     offset: Annotated[int | None, IntParam(0, 100_000, description="Sessions to skip.")] = None

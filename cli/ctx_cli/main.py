@@ -129,7 +129,9 @@ def _block_commands(sub: Subparsers) -> None:
     _block_fields(update, tags="replaces all tags (comma-separated or repeated)")
     listing = _add(sub, "list", "listing:list_blocks", "blocks newest first, a page at a time")
     _filters(listing)
-    listing.add_argument("--since", help="changed at or after (ISO date or datetime)")
+    listing.add_argument(
+        "--since", help="changed since: ISO date or time, '2 hours ago', 'yesterday'"
+    )
     listing.add_argument("--cursor", help="next_cursor of the page before")
     listing.add_argument("--all", action="store_true", help="follow the pages to the end")
     recent = _add(sub, "recent", "listing:recent", "the most recently changed blocks")
@@ -230,7 +232,7 @@ def _sessions_commands(sub: Subparsers) -> None:
     listing.add_argument("--tool", choices=TOOLS, help="only this tool")
     listing.add_argument("--project", help="only this project (path or folder name)")
     listing.add_argument("--branch", help="only this git branch")
-    listing.add_argument("--since", help="only sessions active since (YYYY-MM-DD)")
+    listing.add_argument("--since", help="only sessions active since: ISO date, 'yesterday', …")
     listing.add_argument("--limit", type=bounded_int(1, 100), help="most sessions (default 10)")
     listing.add_argument("--offset", type=bounded_int(0), help="sessions to skip")
     listing.add_argument("--scope", action="append", help="only these scopes (a,b)")

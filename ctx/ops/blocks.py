@@ -30,6 +30,7 @@ from ctx.ops.inputs import (
     ScopeList,
     ScopeName,
     SensitivityName,
+    Since,
     Source,
     TagFilter,
     Tags,
@@ -255,7 +256,9 @@ class ListInput(Input):
     category: CategoryFilter = None
     tags: TagFilter = []
     type: TypeFilter = []
-    since: Annotated[When, Field(description="Only blocks changed at or after this time.")] = None
+    since: Annotated[
+        Since, Field(description="Changed since: ISO time, '2 hours ago', 'yesterday'.")
+    ] = None
     archived: Annotated[
         bool, BoolParam("The archived blocks instead of the live ones (to restore).")
     ] = False

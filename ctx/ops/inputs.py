@@ -17,6 +17,7 @@ from datetime import datetime
 from typing import Annotated, Any, Literal, Self
 
 from annotated_types import GroupedMetadata
+from django.utils import timezone
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, WithJsonSchema
 from pydantic import ValidationInfo as Info
 
@@ -24,6 +25,7 @@ from ctx import knobs
 from ctx import validation as v
 from ctx.errors import CtxError, ValidationFailed
 from ctx.models import BlockType, Sensitivity
+from retrieval.temporal.since import since_of
 
 # One policy for every input: a field the operation does not know is an error naming it.
 UNKNOWN_FIELDS: Literal["forbid", "ignore"] = "forbid"
@@ -136,6 +138,19 @@ When = Annotated[
     WithJsonSchema({"anyOf": [{"type": "string", "maxLength": 40}, {"type": "null"}]}),
     Field(description="ISO-8601 date or datetime, e.g. 2026-03-01."),
     _check(v.timestamp),
+]
+
+
+def _since(data: dict[str, Any], name: str) -> datetime | None:
+    text = v.string(data, name, max_len=100, required=False)
+    return since_of(text, timezone.now(), name) if text else None
+
+
+Since = Annotated[
+    datetime | None,
+    WithJsonSchema({"anyOf": [{"type": "string", "maxLength": 100}, {"type": "null"}]}),
+    Field(description="ISO date or time, '2 hours ago', 'yesterday', 'last week', …"),
+    _check(_since),
 ]
 TypeName = Annotated[
     str,

@@ -86,6 +86,12 @@ def test_it_filters_by_scope_category_tags_type_and_since(cast: Cast) -> None:
     assert _titles(_page(cast, scope="acme:team")) == ["Lunch"]
     since = (timezone.now() - timedelta(days=1)).isoformat()
     assert "Old" not in _titles(_page(cast, since=since))
+    # the words `ctx changes --since` reads
+    assert _titles(_page(cast, since="2 hours ago")) == ["Lunch", "Nginx", "Docker"]
+    assert "Old" not in _titles(_page(cast, since="yesterday"))
+    assert "Old" in _titles(_page(cast, since="40 days ago"))
+    status, body = cast.owner.get("/api/blocks", since="whenever")
+    assert status == 400 and body["error"]["details"] == {"field": "since"}
 
 
 def test_it_shows_only_readable_blocks(cast: Cast) -> None:

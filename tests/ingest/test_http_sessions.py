@@ -52,6 +52,8 @@ def test_it_lists_the_newest_activity_first(three: Cast) -> None:
         ({"project": "shop"}, []),  # a folder name matches whole, not in part
         ({"branch": "fix-auth"}, ["codex-1"]),
         ({"since": "2026-02-01"}, ["new", "codex-1"]),
+        ({"since": "2 hours ago"}, []),  # the words `ctx changes --since` reads
+        ({"since": "3 years ago"}, ["new", "codex-1", "old"]),
     ],
 )
 def test_it_filters_by_tool_project_branch_and_time(
@@ -70,7 +72,7 @@ def test_it_pages_with_limit_and_offset(three: Cast) -> None:
 
 @pytest.mark.parametrize(
     ("params", "field"),
-    [({"limit": "0"}, "limit"), ({"limit": "x"}, "limit"), ({"since": "soon"}, "since")],
+    [({"limit": "0"}, "limit"), ({"limit": "x"}, "limit"), ({"since": "whenever"}, "since")],
 )
 def test_it_refuses_bad_parameters(three: Cast, params: dict[str, str], field: str) -> None:
     status, data = three.owner.get("/api/sessions", **params)
