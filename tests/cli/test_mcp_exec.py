@@ -128,6 +128,18 @@ def test_it_returns_the_matching_lines_of_a_large_output(
     assert status == 404
 
 
+def test_it_shows_a_matching_line_once(live: LiveServer, live_cast: Cast, open_dir: Path) -> None:
+    # Plain text is indexed in overlapping 20-line windows: line 77777 is in two of them.
+    (run,) = calls(
+        live,
+        live_cast.owner.key or "",
+        open_dir,
+        [("execute", {"language": "shell", "code": "seq 1 100000", "intent": "77777"})],
+    )
+    payload = run.structured_content
+    assert payload["mode"] == "indexed" and payload["output"].count("«77777»") == 1, payload
+
+
 def test_it_runs_over_a_file_and_a_batch(live: LiveServer, live_cast: Cast, open_dir: Path) -> None:
     data = open_dir / "app.log"
     data.write_text("INFO a\nERROR b\nERROR c\n")

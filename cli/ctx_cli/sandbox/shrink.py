@@ -63,6 +63,19 @@ def focus(snippet: str) -> str:
     return "\n".join(lines) if lines else snippet[:LINE_CHARS]
 
 
+def _shown(hits: list[dict[str, Any]]) -> str:
+    """Each hit's marked lines under its title, leaving out lines an earlier hit showed: plain
+    text is indexed in overlapping windows, so one matching line is often in two chunks."""
+    seen: set[str] = set()
+    parts = []
+    for hit in hits:
+        lines = [line for line in focus(hit["snippet"]).splitlines() if line not in seen]
+        if lines:
+            seen.update(lines)
+            parts.append(f"[{hit['title']}]\n" + "\n".join(lines))
+    return "\n".join(parts)
+
+
 def label_for(text: str, prefix: str) -> str:
     return f"{prefix}:{hashlib.sha256(text.encode('utf-8')).hexdigest()[:12]}"
 
@@ -100,8 +113,7 @@ def _indexed(
         {"queries": [intent], "source": label, "scope": source["scope"], "limit": HITS},
     )
     result = (found.get("results") or [{}])[0]
-    hits = result.get("hits") or []
-    output = "\n".join(f"[{hit['title']}]\n{focus(hit['snippet'])}" for hit in hits)
+    output = _shown(result.get("hits") or [])
     return {
         "mode": "indexed",
         "output": output or f"nothing in the output matched {intent!r}: search the terms below",
