@@ -216,7 +216,9 @@ def _sessions_commands(sub: Subparsers) -> None:
     group = _group(sub, "sessions", "AI-tool conversations: import, watch, list, show, search")
     imp = _add(group, "import", "sessions:sessions_import", "upload what is new in the logs")
     _import_options(imp)
-    imp.add_argument("--since", help="only sessions active since this date (YYYY-MM-DD)")
+    imp.add_argument(
+        "--since", help="only sessions active since: YYYY-MM-DD, 'yesterday', '3 days ago', '2h'"
+    )
     imp.add_argument("--dry-run", action="store_true", help="read and count, send nothing")
     imp.add_argument("--full", action="store_true", help="read every file from the start")
     imp.add_argument(

@@ -9,12 +9,14 @@ file to be read again, and the server recognises the messages it already has by 
 from __future__ import annotations
 
 import json
+import re
 import socket
 import sys
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
+from datetime import time as clock
 from pathlib import Path
 from typing import Any
 
@@ -499,10 +501,31 @@ def tenant_of(client: Client) -> str:
         raise CliError(f"cannot ask the server who this key belongs to: {exc}") from None
 
 
-def since_date(text: str) -> datetime:
-    """`2026-03-01` or a full ISO timestamp; naive means UTC."""
+# What `ctx sessions list --since` and `ctx changes --since` also read (the server's reader
+# knows more words): "2 hours ago" and "2h" are that long back, "3 days ago", "yesterday" and
+# "today" the start of that local day.
+_AGO = re.compile(r"(\d{1,5})\s*(m|min|minute|h|hr|hour|d|day|w|week)s?(?:\s+ago)?")
+_SECONDS = {"m": 60, "min": 60, "minute": 60, "h": 3600, "hr": 3600, "hour": 3600}
+_DAYS = {"d": 1, "day": 1, "w": 7, "week": 7}
+
+
+def since_date(text: str, now: datetime | None = None) -> datetime:
+    """`2026-03-01` or a full ISO timestamp (naive means UTC), `yesterday`, `today`,
+    `3 days ago`, `2 weeks ago`, `2 hours ago`, `30m`."""
+    words = text.strip().lower()
+    now = (now or datetime.now(timezone.utc)).astimezone()  # the local clock's days
+    ago = _AGO.fullmatch(words)
+    if ago and ago[2] in _SECONDS:
+        return now - timedelta(seconds=int(ago[1]) * _SECONDS[ago[2]])
+    days = {"today": 0, "yesterday": 1}.get(words)
+    if ago:
+        days = int(ago[1]) * _DAYS[ago[2]]
+    if days is not None:
+        return datetime.combine(now.date() - timedelta(days=days), clock.min, now.tzinfo)
     try:
-        moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+        moment = datetime.fromisoformat(words.upper().replace("Z", "+00:00"))
     except ValueError:
-        raise ValueError(f"not a date: {text!r} (use YYYY-MM-DD)") from None
+        raise ValueError(
+            f"not a date: {text!r} (YYYY-MM-DD, an ISO time, 'yesterday', '3 days ago', '2h')"
+        ) from None
     return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)

@@ -163,6 +163,18 @@ def test_it_imports_only_sessions_active_since_a_date_and_saves_no_cursor(
     assert full["tools"]["codex"]["sessions"].get("new", 0) >= 1  # the older ones, now
 
 
+def test_it_reads_since_in_words_and_refuses_what_it_cannot_read(cli: Cli, tmp_path: Path) -> None:
+    root = home(tmp_path, "codex")  # sessions of 2025 and early 2026
+    recent = cli(
+        "sessions", "import", "--tool", "codex", "--path", str(root), "--since", "2 days ago"
+    )
+    assert recent.json()["tools"]["codex"]["sessions"]["skipped"] >= 2
+    assert not Session.objects.exists()
+    bad = cli("sessions", "import", "--tool", "codex", "--path", str(root), "--since", "whenever")
+    assert bad.returncode == 2 and "'yesterday', '3 days ago'" in bad.stderr
+    assert not Session.objects.exists()
+
+
 def test_it_halves_a_batch_the_server_finds_too_large(
     cli: Cli, tmp_path: Path, settings: Any
 ) -> None:
