@@ -348,6 +348,32 @@ def _blob_commands(sub: Subparsers) -> None:
     rm.add_argument("id", help="blob id")
 
 
+def _index_commands(sub: Subparsers) -> None:
+    index = _group(sub, "index", "documents cut into searchable chunks (snippet search)")
+    add = _add(index, "add", "index:index_add", "index a local file or a URL (≤ 10 MiB)")
+    add.add_argument("target", help="a file (Markdown, JSON, text, HTML) or an http(s) URL")
+    add.add_argument("--source", help="the label (default: the path or URL); again replaces")
+    add.add_argument("--scope", help="scope to write (default: the key's home scope)")
+    add.add_argument(
+        "--type",
+        choices=("markdown", "json", "text", "html"),
+        help="how to cut it (default: guessed)",
+    )
+    add.add_argument(
+        "--allow-private", action="store_true", help="a URL may name a private address"
+    )
+    search = _add(index, "search", "index:index_search", "snippets around the matched words")
+    search.add_argument("query", nargs="+", help="one or more queries (quote each)")
+    search.add_argument("--source", help="only this source label")
+    search.add_argument("--scope", help="only this scope")
+    search.add_argument("--limit", type=bounded_int(1, 20), help="snippets per query (default 5)")
+    listing = _add(index, "list", "index:index_list", "indexed sources, newest first")
+    listing.add_argument("--scope", help="only these scopes (a,b)")
+    rm = _add(index, "rm", "index:index_rm", "delete a source and its chunks")
+    rm.add_argument("label", help="the source label")
+    rm.add_argument("--scope", help="the source's scope (when two scopes hold the label)")
+
+
 def _dream_commands(sub: Subparsers) -> None:
     dream = _group(sub, "dream", "background consolidation: queue, links to review, mode")
     _scoped(_add(dream, "stats", "dream:dream_stats", "mode, queue and link counts"))
@@ -573,6 +599,7 @@ GROUPS: tuple[tuple[Callable[[Subparsers], None], tuple[str, ...]], ...] = (
     (_dream_commands, ("dream", "guard", "digest", "graph")),
     (_secrets_commands, ("secrets", "mcp-stdio")),
     (_exec_commands, ("exec", "runtimes")),
+    (_index_commands, ("index",)),
     (_blob_commands, ("blob",)),
     (_settings_commands, ("settings",)),
     (_manage_commands, ("keys", "mcp", "tenants")),

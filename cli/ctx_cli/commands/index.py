@@ -1,0 +1,112 @@
+"""`ctx index add|search|list|rm`: documents cut into searchable chunks on the server
+(docs/index.md), from the shell. What the stdio bridge's `index`, `fetch_and_index` and
+`index_search` tools do, through the same sandbox reader and fetcher: a local file is refused
+when a Claude Code Read rule denies it, a URL is fetched size- and time-bounded and refused
+when it names a private address (unless --allow-private)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+from urllib.parse import quote
+
+from ctx_cli import CliError
+from ctx_cli.commands import App, compact, with_query
+from ctx_cli.output import table
+
+
+def _is_url(target: str) -> bool:
+    return target.lower().startswith(("http://", "https://"))
+
+
+def _sandbox(app: App, allow_private: bool) -> Any:
+    from ctx_cli.sandbox.core import Sandbox
+
+    cfg = app.config
+    return Sandbox(base_url=cfg.base_url, key=cfg.key, session="cli", allow_private=allow_private)
+
+
+def index_add(args: argparse.Namespace, app: App) -> int:
+    from ctx_cli.sandbox.core import ToolError, read_document
+
+    sandbox = _sandbox(app, args.allow_private)
+    try:
+        if _is_url(args.target):
+            fetched = sandbox.fetch_and_index(args.target, source=args.source, scope=args.scope)
+            payload = {"action": fetched["action"], "source": fetched["source"], "url": args.target}
+        else:
+            content = read_document(sandbox, args.target)
+            body = {"content": content, "source": (args.source or args.target)[-200:]}
+            body = compact({**body, "scope": args.scope, "type": args.type})
+            payload = app.client().post("/api/index", body)
+    except ToolError as exc:
+        raise CliError(exc.message, code=exc.code) from None
+    finally:
+        sandbox.close()
+
+    def render(console: Any, data: dict[str, Any]) -> None:
+        src = data["source"]
+        console.print(
+            f"{data['action']} {src['label']} in {src['scope']}: {src['chunks']} chunks "
+            f"of {src['type']}, {src['bytes']:,} bytes"
+        )
+        if src.get("terms"):
+            console.print("terms: " + ", ".join(src["terms"][:10]))
+
+    app.out.emit(payload, render)
+    return 0
+
+
+def index_search(args: argparse.Namespace, app: App) -> int:
+    body = compact(
+        {"queries": args.query, "source": args.source, "scope": args.scope, "limit": args.limit}
+    )
+    payload = app.client().post("/api/index/search", body)
+
+    def render(console: Any, data: dict[str, Any]) -> None:
+        for result in data.get("results", []):
+            fixes = ", ".join(f"{a} → {b}" for a, b in (result.get("corrections") or {}).items())
+            how = (result.get("rung") or "nothing found") + (f" ({fixes})" if fixes else "")
+            console.print(f"{result['query']}: {how}", markup=False)
+            for hit in result.get("hits", []):
+                console.print(f"\n[{hit['source']} > {hit['title']}]", markup=False)
+                console.print(hit["snippet"], markup=False, highlight=False)
+            console.print()
+        if data.get("truncated"):
+            console.print("(answer cut at the server's cap: ask narrower queries)")
+
+    app.out.emit(payload, render)
+    return 0
+
+
+def index_list(args: argparse.Namespace, app: App) -> int:
+    payload = app.client().get(with_query("/api/index/sources", {"scopes": args.scope}))
+
+    def render(console: Any, data: dict[str, Any]) -> None:
+        rows = [
+            (
+                s["label"],
+                s["scope"],
+                s["type"],
+                f"{s['bytes']:,}",
+                s["chunks"],
+                s["updated_at"][:19],
+            )
+            for s in data.get("sources", [])
+        ]
+        table(console, ["source", "scope", "type", "bytes", "chunks", "updated"], rows)
+        if not rows:
+            console.print("no indexed sources")
+
+    app.out.emit(payload, render)
+    return 0
+
+
+def index_rm(args: argparse.Namespace, app: App) -> int:
+    path = with_query(f"/api/index/sources/{quote(args.label, safe='')}", {"scope": args.scope})
+    payload = app.client().request("DELETE", path)
+    app.out.emit(
+        payload,
+        lambda c, p: c.print(f"deleted {p['label']} in {p['scope']} ({p['blocks']} chunks)"),
+    )
+    return 0

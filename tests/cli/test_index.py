@@ -1,0 +1,86 @@
+"""`ctx index add|search|list|rm`: a document indexed from the shell and searched by snippets."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.cli.conftest import Cli
+from tests.conftest import Cast
+
+GUIDE = """# Operations guide
+
+## Deploys
+
+We deploy the billing service on Thursdays after the review.
+
+## Backups
+
+Nightly snapshots go to the cold storage bucket; restores are tested monthly.
+
+## Incidents
+
+Page the on-call engineer, then open a ticket in the tracker.
+"""
+
+
+def _guide(tmp_path: Path) -> Path:
+    path = tmp_path / "ops.md"
+    path.write_text(GUIDE)
+    return path
+
+
+def test_it_indexes_a_file_and_finds_a_snippet_with_its_rung(
+    cli: Cli, live_cast: Cast, tmp_path: Path
+) -> None:
+    added = cli("index", "add", str(_guide(tmp_path)), "--source", "ops")
+    assert added.returncode == 0, added.stderr
+    body = added.json()
+    assert body["action"] == "created" and body["source"]["scope"] == "acme:main"
+    assert body["source"]["chunks"] >= 3
+    found = cli("index", "search", "snapshots", "trackr", "--source", "ops").json()
+    exact, typo = found["results"]
+    assert exact["rung"] == "stemmed_and" and "«snapshots»" in exact["hits"][0]["snippet"]
+    assert "Backups" in exact["hits"][0]["title"]
+    assert typo["rung"] == "typo" and typo["corrections"] == {"trackr": "tracker"}
+    # The same label again: replaced in place, not a second source.
+    assert cli("index", "add", str(_guide(tmp_path)), "--source", "ops").json()["action"] in {
+        "unchanged",
+        "replaced",
+    }
+    assert [s["label"] for s in cli("index", "list").json()["sources"]] == ["ops"]
+
+
+def test_it_shows_snippets_and_sources_on_a_terminal(
+    cli: Cli, live_cast: Cast, tmp_path: Path
+) -> None:
+    cli("index", "add", str(_guide(tmp_path)), "--source", "ops")
+    run = cli.tty("index", "search", "thursdays deploy")
+    assert run.returncode == 0, run.stderr
+    assert "thursdays deploy: stemmed_and" in run.stdout and "«Thursdays»" in run.stdout
+    listing = cli.tty("index", "list")
+    assert "ops" in listing.stdout and "acme:main" in listing.stdout
+
+
+def test_it_deletes_a_source_and_keeps_other_tenants_out(
+    cli: Cli, live_cast: Cast, tmp_path: Path
+) -> None:
+    cli("index", "add", str(_guide(tmp_path)), "--source", "ops")
+    (tmp_path / "outsider").mkdir()
+    outsider = Cli(home=tmp_path / "outsider", url=cli.url, key=live_cast.outsider.key)
+    refused = outsider("index", "rm", "ops")
+    assert refused.returncode == 1 and "Source not found" in refused.stderr
+    assert outsider("index", "search", "snapshots").json()["results"][0]["hits"] == []
+    removed = cli("index", "rm", "ops")
+    assert removed.returncode == 0 and removed.json()["blocks"] >= 3
+    assert cli("index", "list").json()["sources"] == []
+    assert cli("index", "search", "snapshots").json()["results"][0]["hits"] == []
+
+
+def test_it_refuses_a_missing_file_and_a_private_address(cli: Cli, tmp_path: Path) -> None:
+    missing = cli("index", "add", str(tmp_path / "nope.md"))
+    assert missing.returncode == 1 and "no such file" in missing.stderr
+    private = cli("index", "add", "http://127.0.0.1:9/notes")
+    assert private.returncode == 1 and "address: refused" in private.stderr
+    health = cli("index", "add", f"{cli.url}/health", "--source", "health", "--allow-private")
+    assert health.returncode == 0, health.stderr
+    assert health.json()["source"]["type"] == "json"
