@@ -91,6 +91,9 @@ def _before_cursor(w: Window, field: str, prefix: str, key_field: str) -> Q:
 # --- text ---------------------------------------------------------------------------------------
 
 
+_NUMBERED = re.compile(r" \(\d+\)$")
+
+
 def snippet(text: str) -> str:
     flat = _SPACE.sub(" ", text).strip()
     return flat if len(flat) <= SNIPPET else flat[:SNIPPET].rsplit(" ", 1)[0] + "…"
@@ -219,6 +222,12 @@ def _afters(w: Window, page: list[Change]) -> dict[tuple[Any, int], str]:
     return after
 
 
+def _lead(title: str, content: str) -> str:
+    """A superseding block's title, or "Changed" when the title is its own sentence (an
+    extracted fact is titled by it, numbered " (2)" when taken): not said twice."""
+    return "Changed" if _NUMBERED.sub("", title).strip() == content.strip() else title
+
+
 def _new_item(principal: Principal, change: Change, before: list[Block]) -> dict[str, Any]:
     block: Block = change.item["block"]
     content = masking.text(principal, block.sensitivity, block.content)
@@ -231,7 +240,9 @@ def _new_item(principal: Principal, change: Change, before: list[Block]) -> dict
     if before:
         old = before[0]
         old_content = masking.text(principal, old.sensitivity, old.content)
-        sentence = f'{block.title}: "{snippet(old_content)}" is now "{snippet(content)}".'
+        sentence = (
+            f'{_lead(block.title, content)}: "{snippet(old_content)}" is now "{snippet(content)}".'
+        )
         return {
             **base,
             "kind": "superseded",

@@ -76,6 +76,19 @@ def test_it_shows_a_superseded_fact_before_and_after(cast: Cast) -> None:
     )
 
 
+def test_a_fact_titled_by_its_sentence_is_not_said_twice(cast: Cast) -> None:
+    old = _store(cast.owner, "The user's editor is Neovim.", "The user's editor is Neovim.")
+    _backdate(old, 5)
+    for title in ("The user's editor is Helix.", "The user's editor is Helix. (2)"):
+        new = _store(cast.owner, title, "The user's editor is Helix.")
+        Block.objects.filter(pk=old).update(superseded_by_id=new)
+        (change,) = _changes(cast.owner, since="yesterday")["changes"]
+        assert change["sentence"] == (
+            'Changed: "The user\'s editor is Neovim." is now "The user\'s editor is Helix.".'
+        ), title
+        Block.objects.filter(pk=new).update(archived=True)
+
+
 def test_it_shows_an_updated_block_from_its_history(cast: Cast) -> None:
     block = _store(cast.owner, "editor", "The user prefers Vim.", "preference")
     _backdate(block, 5)
