@@ -19,10 +19,34 @@ from memory.extract.context import (
     subject_of,
     weigh,
 )
-from memory.extract.lexicon import WEEKDAYS, find_category, slug, words
+from memory.extract.lexicon import MONTHS, WEEKDAYS, find_category, slug, words
 from memory.extract.person import sentence, third_person
 
 _WEEKDAY: Final = "|".join(WEEKDAYS)
+# When a decision is to happen, at the end of what was decided ("deploy shop-api on
+# Thursdays", "move the launch to June", "meet at 3pm tomorrow"): left out of the decision's
+# key, so a later decision on the same thing at another time supersedes it.
+_LEAD: Final = r"on|every|each|by|until|till|before|after|from|at|in|to|starting"
+_ONLY_LEADS: Final = re.compile(rf"(?:\s*\b(?:{_LEAD}|next|this|last|the)\b)*\s*", re.IGNORECASE)
+_WHEN: Final = re.compile(
+    rf"\s+(?:(?:{_LEAD})\s+)?"
+    r"(?:(?:next|this|last|every|the)\s+)?"
+    rf"(?:(?:{_WEEKDAY})s?|(?:{'|'.join(MONTHS)})(?:\s+\d{{1,2}}(?:st|nd|rd|th)?)?(?:,?\s+\d{{4}})?"
+    r"|\d{1,2}(?::\d{2})?\s*(?:am|pm)|\d{1,2}:\d{2}|\d{4}-\d{2}-\d{2}|tomorrow|today|tonight"
+    r"|noon|midnight|week(?:end)?s?|month|year|q[1-4]|mornings?|afternoons?|evenings?)$",
+    re.IGNORECASE,
+)
+
+
+def _topic(what: str) -> str:
+    """What was decided without when it is to happen; the whole phrase when nothing else
+    is left."""
+    topic = what
+    while (shorter := _WHEN.sub("", topic)) != topic and not _ONLY_LEADS.fullmatch(shorter):
+        topic = shorter
+    return topic
+
+
 # A word every pattern of this module needs: one search spares a clause the others.
 _GATE: Final = words(
     "decided decide decision agreed chose chosen settled opted committed resolved go going use "
@@ -143,7 +167,7 @@ def _decision(
     return Candidate(
         kind="decision",
         subject=subject,
-        attribute=category or f"decision:{slug(what)}",
+        attribute=category or f"decision:{slug(_topic(what))}",
         value=what,
         statement=sentence(f"{owner} {verb} {third_person(text, named=True)}"),
         confidence=weigh(0.9, clause.role),

@@ -6,9 +6,24 @@ from tests.memory.helpers import attributes, by_attribute, one, run
 
 
 def test_it_reads_a_team_decision() -> None:
-    found = one(run("We decided to move the launch to June."), "decision:move_launch_june")
+    found = one(run("We decided to move the launch to June."), "decision:move_launch")
     assert (found.kind, found.subject) == ("decision", "team")
     assert found.statement == "The team decided to move the launch to June."
+
+
+def test_a_decision_is_keyed_by_what_not_when() -> None:
+    # so a later decision on the same thing at another time supersedes the earlier one
+    for text, key in [
+        ("We decided to deploy shop-api on Thursdays.", "decision:deploy_shop_api"),
+        ("We decided to deploy shop-api on Fridays.", "decision:deploy_shop_api"),
+        ("We decided to meet at 3pm tomorrow.", "decision:meet"),
+        ("We agreed to release v2 in March 2027.", "decision:release_v2"),
+        ("We decided to freeze the code next week.", "decision:freeze_code"),
+        ("We decided to use a weekly cadence.", "decision:use_weekly_cadence"),
+        ("We decided on Friday.", "decision:friday"),  # nothing but the time: kept whole
+    ]:
+        found = one(run(text), key)
+        assert found.value in text, text
 
 
 def test_it_reads_a_decision_against_something() -> None:

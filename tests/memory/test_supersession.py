@@ -31,6 +31,21 @@ def test_it_supersedes_the_older_value_and_keeps_it(
     assert Block.objects.get(pk=old["id"]).archived is False
 
 
+def test_a_later_decision_on_the_same_thing_supersedes_the_earlier(
+    cast: Cast, django_capture_on_commit_callbacks: Any
+) -> None:
+    capture = django_capture_on_commit_callbacks
+    said = "We decided to deploy shop-api on {}."
+    store(cast.owner, capture, said.format("Thursdays"), source_time="2026-03-01T09:00:00Z")
+    store(cast.owner, capture, said.format("Fridays"), source_time="2026-03-10T09:00:00Z")
+    every = {f["statement"]: f for f in facts(cast.owner, kind="decision", history="true")}
+    old = every["The team decided to deploy shop-api on Thursdays."]
+    new = every["The team decided to deploy shop-api on Fridays."]
+    assert old["superseded_by"] == new["id"] and new["superseded_by"] is None
+    current = [f["statement"] for f in facts(cast.owner, kind="decision")]
+    assert current == ["The team decided to deploy shop-api on Fridays."]
+
+
 def test_it_answers_as_of_a_moment_with_the_value_then(
     cast: Cast, django_capture_on_commit_callbacks: Any
 ) -> None:
