@@ -16,7 +16,7 @@ from ingest.models import Session
 from retrieval import lexical
 from retrieval.confidence import coverage
 from retrieval.query import QueryParams, run_query
-from retrieval.search import preview
+from retrieval.search import preview_at
 
 POOL = 50  # windows asked of the pipeline (its most); grouped into sessions afterwards
 # A session is ranked by its best window (reciprocal rank, k = 60), plus its title's share of
@@ -60,7 +60,8 @@ def search_sessions(
     # The verdict's own measure (a 5-letter stem, stop words dropped): no database round trip.
     share = {sid: coverage(query, [sessions[sid].title]) for sid in found}
     found = _by_title(found, share)
-    rows = [_row(principal, sessions[sid], grouped[sid], share[sid]) for sid in found][:limit]
+    rows = [_row(principal, sessions[sid], grouped[sid], share[sid], query) for sid in found]
+    rows = rows[:limit]
     return {"query": query, "count": len(rows), "sessions": rows, "confidence": result.confidence}
 
 
@@ -77,7 +78,9 @@ def _in_project(session: Session, project: str | None) -> bool:
     return root == name or root.replace("\\", "/").rsplit("/", 1)[-1] == name
 
 
-def _row(principal: Principal, session: Session, hits: list[Any], share: float) -> p.SessionHit:
+def _row(
+    principal: Principal, session: Session, hits: list[Any], share: float, query: str
+) -> p.SessionHit:
     windows: list[p.WindowHit] = [
         {
             "id": h.id,
@@ -85,7 +88,9 @@ def _row(principal: Principal, session: Session, hits: list[Any], share: float) 
             "first_index": int(h.block.metadata.get("first_index", 0)),
             "last_index": int(h.block.metadata.get("last_index", 0)),
             # Import redacts credentials already; a window raised by hand is masked too.
-            "preview": masking.text(principal, h.block.sensitivity, preview(h.block.content)),
+            "preview": masking.text(
+                principal, h.block.sensitivity, preview_at(h.block.content, query)
+            ),
         }
         for h in hits
     ]

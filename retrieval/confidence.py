@@ -84,6 +84,16 @@ def terms(text: str) -> list[str]:
     return [w for w in (m.lower() for m in _WORD.findall(text)) if w not in STOPWORDS]
 
 
+def first_match(query: str, text: str) -> int | None:
+    """Where `text` first holds one of the query's topic terms (by a 5-letter stem)."""
+    wanted = {t[:5] for t in terms(query)}
+    for m in _WORD.finditer(text):
+        word = m.group().lower()
+        if word not in STOPWORDS and word[:5] in wanted:
+            return m.start()
+    return None
+
+
 def coverage(query: str, texts: Sequence[str]) -> float:
     """Share of the query's topic terms found (by a 5-letter stem) in the given texts."""
     wanted = {t[:5] for t in terms(query)}

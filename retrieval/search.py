@@ -13,7 +13,7 @@ from django.db.models import BooleanField, ExpressionWrapper, Q
 
 from ctx import knobs
 from ctx.models import Block
-from retrieval import fusion, termstats
+from retrieval import confidence, fusion, termstats
 from retrieval.sql import ARMS, LEXICAL_ARMS, MAX_TERMS, ArmWeights, Filters, LexicalTerms, arms_sql
 from retrieval.text import content_words, lexical_query, wants_title_arm
 
@@ -86,6 +86,22 @@ class Retrieval:
 def preview(text: str) -> str:
     flat = _SPACE.sub(" ", text).strip()
     return flat if len(flat) <= PREVIEW_CHARS else flat[: PREVIEW_CHARS - 1].rstrip() + "…"
+
+
+def preview_at(text: str, query: str) -> str:
+    """The preview, or, when the first of the query's words comes later than the preview
+    reaches, the part of the text around it: a long conversation window's opening lines need
+    not hold what was searched."""
+    flat = _SPACE.sub(" ", text).strip()
+    at = confidence.first_match(query, flat)
+    if at is None or at < PREVIEW_CHARS * 2 // 3:
+        return preview(flat)
+    # from a transcript message's "[time] role:" when near, else a few words before
+    start = flat.rfind("[", max(0, at - PREVIEW_CHARS // 2), at)
+    if start == -1:
+        start = flat.find(" ", max(0, at - PREVIEW_CHARS // 4)) + 1
+        start = start if 0 < start <= at else at
+    return "…" + preview(flat[start:])
 
 
 # Windows the semantic arm reads per block it returns: several windows of one block may lead.

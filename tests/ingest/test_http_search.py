@@ -154,3 +154,28 @@ def test_a_session_titled_by_the_query_comes_first(
     _, data = cast.owner.post("/api/sessions/search", {"query": "flaky test"})
     assert [s["session"]["external_id"] for s in data["sessions"]] == ["login", "checkout"]
     assert [s["title_match"] for s in data["sessions"]] == [1.0, 0.0]  # why, for the reader
+
+
+def test_a_window_preview_shows_the_words_searched(
+    cast: Cast, django_capture_on_commit_callbacks: Any
+) -> None:
+    # One window of four messages whose match is in the last: its opening lines say nothing
+    # of what was searched.
+    chat = [
+        "From now on use pnpm instead of npm in the shop-api project, with the lockfile.",
+        "Understood, I will use pnpm for every install and keep the lockfile committed.",
+        "We decided to deploy shop-api on Thursdays after the weekly review of open issues.",
+        "The checkout test is blocked by the flaky payment sandbox.",
+    ]
+    imported(
+        cast.owner,
+        batch(session("long", _conversation(chat, "2026-03-02"))),
+        django_capture_on_commit_callbacks,
+    )
+    status, data = cast.owner.post("/api/sessions/search", {"query": "payment sandbox"})
+    assert status == 200, data
+    preview = data["sessions"][0]["windows"][0]["preview"]
+    assert "flaky payment sandbox" in preview
+    assert preview.startswith("…[2026-03-02 09:03] assistant:")
+    status, data = cast.owner.post("/api/sessions/search", {"query": "pnpm lockfile"})
+    assert data["sessions"][0]["windows"][0]["preview"].startswith("[2026-03-02 09:00] user:")
