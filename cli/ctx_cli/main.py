@@ -97,6 +97,7 @@ def _setup_commands(sub: Subparsers) -> None:
     version = _add(sub, "version", "setup:version", "client and server version")
     version.add_argument("--client", action="store_true", help="client only, no request")
     _add(sub, "whoami", "setup:whoami", "the key, tenant and scopes you are using")
+    _add(sub, "doctor", "doctor:doctor", "check the set-up: config, server, key, exec, logs, hooks")
 
 
 def _block_fields(parser: argparse.ArgumentParser, *, tags: str) -> None:
@@ -586,7 +587,7 @@ def _planned_commands(sub: Subparsers) -> None:
 
 # Each group and the commands it registers (a test checks this table against the parsers).
 GROUPS: tuple[tuple[Callable[[Subparsers], None], tuple[str, ...]], ...] = (
-    (_setup_commands, ("init", "health", "version", "whoami")),
+    (_setup_commands, ("init", "health", "version", "whoami", "doctor")),
     (
         _block_commands,
         ("save", "get", "update", "delete", "restore", "list", "recent", "categories", "stats"),
