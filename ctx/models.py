@@ -140,6 +140,17 @@ class BlockType(models.TextChoices):
     ENTITY = "entity"
 
 
+# Categories of the chunks of tool output the sandbox indexed (`ctx exec`, the bridge's
+# `execute` and `batch_execute` label their output `exec:<hash>` / `batch:<hash>`; refindex
+# files a source's chunks under `index/<label>`). Scratch that snippet search serves: search,
+# query and the listings leave it out unless a caller names its category.
+TOOL_OUTPUT_CATEGORIES = ("index/exec:", "index/batch:")
+
+
+def is_tool_output(category: str) -> bool:
+    return category.startswith(TOOL_OUTPUT_CATEGORIES)
+
+
 class Lifecycle(models.TextChoices):
     KNOWLEDGE = "knowledge"
     CANONICAL = "canonical"

@@ -21,7 +21,7 @@ from ctx.errors import (
     NotFound,
     ValidationFailed,
 )
-from ctx.models import ApiKey, Block, BlockType, Scope, Tenant
+from ctx.models import TOOL_OUTPUT_CATEGORIES, ApiKey, Block, BlockType, Scope, Tenant
 from ctx.permissions import can_operate, is_server_admin
 from ctx.principal import Principal
 from ctx.trust import allowed_levels
@@ -366,16 +366,26 @@ def category_names(principal: Principal, scope_ids: list[int], *, limit: int) ->
 def recent_blocks(principal: Principal, scope_ids: list[int], limit: int) -> list[Block]:
     """The most recently updated live blocks in the given scopes the principal can read.
 
-    Digests are left out, as search leaves them out by default: they are regenerated
-    summaries and would crowd out the changes people made.
+    Digests and tool output are left out, as search leaves them out by default: regenerated
+    summaries and a program's indexed output would crowd out the changes people made.
     """
     return list(
-        Block.objects.live()
-        .readable_by(principal, scope_ids)
-        .exclude(type=BlockType.DIGEST)
+        without_tool_output(
+            Block.objects.live().readable_by(principal, scope_ids).exclude(type=BlockType.DIGEST)
+        )
         .select_related("scope")
         .order_by("-updated_at", "-id")[:limit]  # block_scope_updated serves this per scope
     )
+
+
+Q_T = TypeVar("Q_T", bound=QuerySet[Any])
+
+
+def without_tool_output(qs: Q_T) -> Q_T:
+    """Blocks other than the sandbox's indexed output (ctx.models.TOOL_OUTPUT_CATEGORIES)."""
+    for prefix in TOOL_OUTPUT_CATEGORIES:
+        qs = qs.exclude(category__startswith=prefix)
+    return qs
 
 
 ORDERS = ("changed", "oldest", "title")
@@ -402,8 +412,7 @@ def block_page(
     change meanwhile. Digests are left out unless asked for by type, as `recent_blocks` does."""
     qs = Block.objects.filter(archived=filters.archived)
     qs = qs.readable_by(principal, scope_ids).select_related("scope")
-    if filters.category:
-        qs = qs.filter(category=filters.category)
+    qs = qs.filter(category=filters.category) if filters.category else without_tool_output(qs)
     if filters.tags:
         qs = qs.filter(tags__contains=filters.tags)
     qs = qs.filter(type__in=filters.types) if filters.types else qs.exclude(type=BlockType.DIGEST)

@@ -15,7 +15,7 @@ from typing import Any
 from django.db import connection
 
 from ctx import knobs
-from ctx.models import Block
+from ctx.models import Block, is_tool_output
 from retrieval.search import Hit, attach_blocks
 from retrieval.sql import Filters
 from retrieval.stages import QueryContext, Stage
@@ -175,6 +175,7 @@ def allowed(block: Block, filters: Filters | None) -> bool:
         block.scope_id in filters.scope_ids,
         not filters.category or block.category == filters.category,
         block.category not in filters.categories_exclude,
+        not (filters.hide_tool_output and is_tool_output(block.category)),
         set(filters.tags) <= set(block.tags),
         not filters.types or block.type in filters.types,
         block.type not in filters.types_exclude,

@@ -37,6 +37,7 @@ class SearchParams:
             tags=self.tags,
             types=self.types,
             types_exclude=self.excluded_types(),
+            hide_tool_output=not self.category,
         )
 
     def excluded_types(self) -> list[str]:

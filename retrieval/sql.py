@@ -13,6 +13,8 @@ from typing import Any
 
 from django.conf import settings
 
+from ctx.models import TOOL_OUTPUT_CATEGORIES
+
 # Arms, in the order their scores are reported in `explain`.
 ARMS = ("semantic", "fts_en", "fts_de", "fts_simple", "title")
 LEXICAL_ARMS = {"fts_en": "english", "fts_de": "german", "fts_simple": "simple"}
@@ -41,6 +43,9 @@ class Filters:
     types: list[str] = field(default_factory=list)
     types_exclude: list[str] = field(default_factory=list)
     include_superseded: bool = True
+    # The sandbox's indexed output (ctx.models.TOOL_OUTPUT_CATEGORIES) left out: by default,
+    # unless a caller names a category.
+    hide_tool_output: bool = False
     as_of: datetime | None = None  # only facts valid at that moment
     periods: list[tuple[date, date]] = field(default_factory=list)  # said or dated within
     # The blocks of a selective period, found through the anchors' date index: the arms then
@@ -57,6 +62,9 @@ class Filters:
         if self.categories_exclude:
             parts.append("NOT (b.category = ANY(%(categories_exclude)s::varchar[]))")
             params["categories_exclude"] = self.categories_exclude
+        if self.hide_tool_output:
+            parts.append("NOT (b.category LIKE ANY(%(tool_output)s::varchar[]))")
+            params["tool_output"] = [f"{prefix}%" for prefix in TOOL_OUTPUT_CATEGORIES]
         if self.tags:
             parts.append("b.tags @> %(tags)s::varchar[]")
             params["tags"] = self.tags
