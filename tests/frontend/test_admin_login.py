@@ -16,12 +16,17 @@ pytestmark = pytest.mark.django_db  # the live server runs on the test database
 
 @pytest.fixture
 def login(live: LiveServer, page: Page) -> Page:
-    """The login page, loaded; every static file it asked for answered 200."""
+    """The login page, loaded; every static file it asked for answered 200, and the browser
+    logged no error (it asked for /favicon.ico, a 404, until the page named its icon)."""
     statics: list[Response] = []
+    errors: list[str] = []
     listen(page, "response", lambda r: statics.append(r) if "/static/" in r.url else None)
+    listen(page, "console", lambda m: errors.append(m.text) if m.type == "error" else None)
     page.goto(live.url + "/admin/login/")
+    page.wait_for_load_state("networkidle")
     assert statics, "the page loaded no static file"
     assert {r.url: r.status for r in statics if r.status != 200} == {}
+    assert page.locator("link[rel=icon]").count() == 1 and errors == []
     return page
 
 
