@@ -111,6 +111,7 @@ class ApiKey(models.Model):
     revoked_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        verbose_name = "API key"  # the admin's "Api keys" otherwise
         constraints = [
             models.CheckConstraint(
                 condition=Q(role__in=["owner", "admin", "member"]), name="apikey_role_valid"

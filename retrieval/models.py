@@ -33,6 +33,7 @@ class LLMCall(models.Model):
     response = models.TextField(blank=True)
 
     class Meta:
+        verbose_name = "LLM call"  # the admin's "Llm calls" otherwise
         # Reads are "recent calls" and "recent calls of one pipeline" (cost, failure rate).
         indexes = [
             models.Index(fields=["created_at"], name="llmcall_created_idx"),

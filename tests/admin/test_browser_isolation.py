@@ -68,7 +68,7 @@ def test_it_hides_another_tenants_keys_in_list_search_and_by_id(
     boss = keys.boss_key.pk
     foreign_page = _missing_message(page, live, f"/admin/ctx/apikey/{boss}/change/", boss)
     missing_page = _missing_message(page, live, f"/admin/ctx/apikey/{missing}/change/", missing)
-    assert foreign_page == missing_page == NOT_THERE.format(model="Api key")
+    assert foreign_page == missing_page == NOT_THERE.format(model="API key")
     # A revoke posted for the foreign key by id changes nothing.
     page.goto(live.url + "/admin/ctx/apikey/")
     token = page.locator("input[name=csrfmiddlewaretoken]").first.input_value()

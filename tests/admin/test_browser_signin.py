@@ -25,7 +25,7 @@ def test_it_signs_in_with_a_server_admin_key_to_a_styled_index(
     browser_sign_in(page, live, keys.root)
     assert page.locator("#user-tools strong").text_content() == "root @ ops"
     assert computed_style(page, "#header", "background-color") != "rgba(0, 0, 0, 0)"
-    for section in ("Blocks", "Api keys", "Secrets", "Tenants", "Links", "Llm calls"):
+    for section in ("Blocks", "API keys", "Secrets", "Tenants", "Links", "LLM calls"):
         assert page.get_by_role("link", name=section, exact=True).count() == 1, section
     assert page.get_by_role("link", name="View site").count() == 0  # it led to a JSON 404
     shot(page, "index-server-admin")
@@ -54,7 +54,7 @@ def test_it_shows_a_tenant_owner_only_its_tenant_pages(
     browser_sign_in(page, live, keys.owner)
     assert page.locator("#user-tools strong").text_content() == "owner @ acme"
     # The LLM call log and the dream switch are server-wide: server admins only.
-    assert page.get_by_role("link", name="Llm calls", exact=True).count() == 0
+    assert page.get_by_role("link", name="LLM calls", exact=True).count() == 0
     assert page.get_by_role("link", name="Dream modes", exact=True).count() == 0
     page.goto(live.url + "/admin/ctx/tenant/")
     assert page.locator("#result_list tbody tr").count() == 1
