@@ -84,3 +84,13 @@ def test_it_refuses_a_missing_file_and_a_private_address(cli: Cli, tmp_path: Pat
     health = cli("index", "add", f"{cli.url}/health", "--source", "health", "--allow-private")
     assert health.returncode == 0, health.stderr
     assert health.json()["source"]["type"] == "json"
+
+
+def test_exec_says_how_to_search_its_indexed_output(cli: Cli, live_cast: Cast) -> None:
+    run = cli.tty("exec", "seq 1 100000", "--intent", "77777")
+    assert run.returncode == 0, run.stderr
+    assert "«77777»" in run.stdout
+    label = run.stderr.split("output indexed as ", 1)[1].split(";", 1)[0]
+    assert f"ctx index search QUERY --source {label}" in " ".join(run.stderr.split())
+    found = cli("index", "search", "77778", "--source", label).json()["results"][0]
+    assert "«77778»" in found["hits"][0]["snippet"]

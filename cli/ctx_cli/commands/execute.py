@@ -82,7 +82,11 @@ def _show(app: App, payload: dict[str, Any]) -> None:
         sys.stderr.write(payload["stderr"])
     if payload.get("mode") == "indexed":
         terms = ", ".join(payload.get("terms") or [])
-        app.out.warn(f"output indexed as {payload['source']}; search it for more ({terms})")
+        app.out.warn(
+            f"output indexed as {payload['source']}; more with "
+            f"`ctx index search QUERY --source {payload['source']}`"
+            + (f" ({terms})" if terms else "")
+        )
 
 
 def _exit_code(payload: dict[str, Any]) -> int:
