@@ -351,8 +351,10 @@ def _blob_commands(sub: Subparsers) -> None:
 
 def _index_commands(sub: Subparsers) -> None:
     index = _group(sub, "index", "documents cut into searchable chunks (snippet search)")
-    add = _add(index, "add", "index:index_add", "index a local file or a URL (≤ 10 MiB)")
-    add.add_argument("target", help="a file (Markdown, JSON, text, HTML) or an http(s) URL")
+    add = _add(index, "add", "index:index_add", "index a file, a folder's documents or a URL")
+    add.add_argument(
+        "target", help="a file or folder (Markdown, JSON, text, HTML) or an http(s) URL"
+    )
     add.add_argument("--source", help="the label (default: the path or URL); again replaces")
     add.add_argument("--scope", help="scope to write (default: the key's home scope)")
     add.add_argument(

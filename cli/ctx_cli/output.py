@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -113,3 +114,17 @@ def hits(console: Console, items: Sequence[dict[str, Any]], meta: Callable[[Any]
         if preview:
             line = Text(f"    {preview}")
             console.print(line, no_wrap=True, overflow="ellipsis")
+
+
+@contextmanager
+def progress(out: Output, total: int, label: str) -> Iterator[Callable[[int], None]]:
+    """A progress bar on stderr when it is a terminal; a no-op advance otherwise."""
+    console = out.err_console
+    if not console.is_terminal or total == 0:
+        yield lambda n: None
+        return
+    from rich.progress import Progress  # lazy: the CLI starts in every hook; load on use
+
+    with Progress(console=console, transient=True) as bar:
+        task = bar.add_task(label, total=total)
+        yield lambda n: bar.advance(task, n)

@@ -94,3 +94,41 @@ def test_exec_says_how_to_search_its_indexed_output(cli: Cli, live_cast: Cast) -
     assert f"ctx index search QUERY --source {label}" in " ".join(run.stderr.split())
     found = cli("index", "search", "77778", "--source", label).json()["results"][0]
     assert "«77778»" in found["hits"][0]["snippet"]
+
+
+def test_it_indexes_a_folders_documents_each_as_a_source(
+    cli: Cli, live_cast: Cast, tmp_path: Path
+) -> None:
+    docs = tmp_path / "handbook"
+    (docs / "sub").mkdir(parents=True)
+    (docs / ".git").mkdir()
+    (docs / "ops.md").write_text(GUIDE)
+    (docs / "sub" / "hosts.json").write_text('[{"name": "ledger-db-7", "role": "primary"}]')
+    (docs / "notes.txt").write_text("The staging cluster is rebuilt every Monday.\n")
+    (docs / ".git" / "config.md").write_text("# hidden\n")
+    (docs / "logo.png").write_bytes(b"\x89PNG")
+    run = cli("index", "add", str(docs))
+    assert run.returncode == 0, run.stderr
+    body = run.json()
+    assert (body["files"], body["created"], body["failed"]) == (3, 3, [])
+    labels = sorted(s["label"] for s in cli("index", "list").json()["sources"])
+    assert labels == ["handbook/notes.txt", "handbook/ops.md", "handbook/sub/hosts.json"]
+    found = cli("index", "search", "ledger-db-7").json()["results"][0]["hits"][0]
+    assert found["source"] == "handbook/sub/hosts.json"
+    again = cli("index", "add", str(docs)).json()
+    assert again["unchanged"] == 3 and "created" not in again
+
+
+def test_a_file_it_cannot_index_is_named_and_the_others_go_on(
+    cli: Cli, live_cast: Cast, tmp_path: Path
+) -> None:
+    docs = tmp_path / "mixed"
+    docs.mkdir()
+    (docs / "a.md").write_text(GUIDE)
+    (docs / "huge.txt").write_text("x" * (11 * 1024 * 1024))
+    run = cli("index", "add", str(docs))
+    assert run.returncode == 1 and "1 of 2 files not indexed" in run.stderr
+    body = run.json()
+    assert body["created"] == 1
+    (failure,) = body["failed"]
+    assert failure["path"].endswith("huge.txt") and "limit" in failure["error"]

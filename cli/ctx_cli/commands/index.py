@@ -7,12 +7,18 @@ when it names a private address (unless --allow-private)."""
 from __future__ import annotations
 
 import argparse
+from collections import Counter
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 from ctx_cli import CliError
 from ctx_cli.commands import App, compact, with_query
-from ctx_cli.output import table
+from ctx_cli.output import progress, table
+
+# A folder's files that are indexed, and how each is cut (the server guesses only without one).
+KINDS = {".md": "markdown", ".markdown": "markdown", ".json": "json", ".html": "html"}
+KINDS |= {".htm": "html", ".txt": "text", ".text": "text", ".log": "text", ".rst": "text"}
 
 
 def _is_url(target: str) -> bool:
@@ -31,6 +37,8 @@ def index_add(args: argparse.Namespace, app: App) -> int:
 
     sandbox = _sandbox(app, args.allow_private)
     try:
+        if Path(args.target).expanduser().is_dir():
+            return _index_folder(args, app, sandbox)
         if _is_url(args.target):
             fetched = sandbox.fetch_and_index(args.target, source=args.source, scope=args.scope)
             payload = {"action": fetched["action"], "source": fetched["source"], "url": args.target}
@@ -54,6 +62,64 @@ def index_add(args: argparse.Namespace, app: App) -> int:
             console.print("terms: " + ", ".join(src["terms"][:10]))
 
     app.out.emit(payload, render)
+    return 0
+
+
+def _files(folder: Path) -> list[Path]:
+    """The documents under `folder` (KINDS), hidden folders and files left out, in order."""
+    return sorted(
+        path
+        for path in folder.rglob("*")
+        if path.suffix.lower() in KINDS
+        and not any(part.startswith(".") for part in path.relative_to(folder).parts)
+        and path.is_file()
+    )
+
+
+def _index_folder(args: argparse.Namespace, app: App, sandbox: Any) -> int:
+    """Each document of the folder as its own source, labelled `<folder>/<relative path>` (or
+    `<--source>/<relative path>`): again, only what changed is replaced. A file that cannot be
+    indexed is reported with its reason and the others go on; exit 1 when any failed."""
+    from ctx_cli.sandbox.core import read_document
+
+    folder = Path(args.target).expanduser().resolve()
+    files = _files(folder)
+    if not files:
+        raise CliError(f"no Markdown, JSON, text or HTML files in {folder}")
+    client, prefix = app.client(), (args.source or folder.name).rstrip("/")
+    actions: Counter[str] = Counter()
+    failed: list[dict[str, str]] = []
+    chunks = 0
+    with progress(app.out, len(files), "indexing") as advance:
+        for file in files:
+            label = f"{prefix}/{file.relative_to(folder).as_posix()}"[-200:]
+            try:
+                content = read_document(sandbox, str(file))
+                kind = args.type or KINDS[file.suffix.lower()]
+                body = compact({"content": content, "source": label, "scope": args.scope})
+                answer = client.post("/api/index", {**body, "type": kind})
+            except CliError as exc:  # ToolError (denied, too large) or the server's refusal
+                failed.append({"path": str(file), "error": exc.message})
+            else:
+                actions[answer["action"]] += 1
+                chunks += int(answer["source"]["chunks"])
+            advance(1)
+    payload = {"folder": str(folder), "files": len(files), **actions, "chunks": chunks}
+    payload["failed"] = failed
+
+    def render(console: Any, data: dict[str, Any]) -> None:
+        done = ", ".join(
+            f"{actions[a]} {a}" for a in ("created", "replaced", "unchanged") if a in actions
+        )
+        console.print(
+            f"{data['folder']}: {data['files']} files ({done or 'none indexed'}), {chunks} chunks"
+        )
+        for item in failed:
+            console.print(f"failed {item['path']}: {item['error']}", markup=False)
+
+    app.out.emit(payload, render)
+    if failed:
+        raise CliError(f"{len(failed)} of {len(files)} files not indexed")
     return 0
 
 

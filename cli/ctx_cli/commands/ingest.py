@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -12,7 +10,7 @@ from typing import Any
 from ctx_cli import UsageError
 from ctx_cli import ingest as core
 from ctx_cli.commands import App
-from ctx_cli.output import Output, table
+from ctx_cli.output import Output, progress, table
 
 DRY_RUN_ROWS = 200  # a terminal table of a whole vault helps nobody; --json shows everything
 
@@ -68,25 +66,11 @@ def _row(status: str, item: core.Item) -> tuple[Any, ...]:
     return status, block["category"], block["title"], size, ", ".join(block["tags"])
 
 
-@contextmanager
-def _progress(out: Output, total: int) -> Iterator[Any]:
-    """A progress bar on stderr when it is a terminal; a no-op advance otherwise."""
-    console = out.err_console
-    if not console.is_terminal or total == 0:
-        yield lambda n: None
-        return
-    from rich.progress import Progress  # lazy: the CLI starts in every hook; load on use
-
-    with Progress(console=console, transient=True) as bar:
-        task = bar.add_task("uploading", total=total)
-        yield lambda n: bar.advance(task, n)
-
-
 def _upload(app: App, root: Path, plan: core.Plan, args: argparse.Namespace) -> core.Summary:
     client = app.client()
     target = _target(app, args.scope)
     total = len(core.pending_items(root, plan, target))
-    with _progress(app.out, total) as advance:
+    with progress(app.out, total, "uploading") as advance:
         return core.run_upload(
             root,
             plan,
