@@ -40,6 +40,23 @@ class App:
 Handler = Callable[[argparse.Namespace, App], int]
 
 
+def local_sandbox(app: App, *, network: bool = False, allow_private: bool = False) -> Any:
+    """The sandbox `ctx exec` and `ctx index add` run and fetch in, its figures kept for the
+    session in CTX_SESSION_ID (else "cli")."""
+    from ctx_cli.sandbox import stats  # lazy: the CLI starts in every hook; load on use
+    from ctx_cli.sandbox.core import Sandbox
+
+    cfg = app.config
+    return Sandbox(
+        base_url=cfg.base_url,
+        key=cfg.key,
+        session=app.environ.get(stats.SESSION_VARIABLE) or "cli",
+        environ=app.environ,
+        network=network,
+        allow_private=allow_private,
+    )
+
+
 def split_list(values: Iterable[str] | None) -> list[str]:
     """`--tag a,b --tag c` → ["a", "b", "c"]."""
     items = (part.strip() for value in values or () for part in value.split(","))

@@ -64,9 +64,9 @@ def _key(app: App, cfg: Any) -> dict[str, str]:
 
 
 def _version(app: App) -> dict[str, str]:
-    from ctx_cli.commands.setup import _server_version
+    from ctx_cli.commands.setup import server_version
 
-    server, why = _server_version(app)
+    server, why = server_version(app)
     if server is None:
         return _row("version", WARN, f"client {__version__}; server unknown: {why}")
     same = server.split("+")[0] == __version__.split("+")[0]

@@ -8,24 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from ctx_cli import CliError, UsageError
-from ctx_cli.commands import App, stdin_text
+from ctx_cli.commands import App, local_sandbox, stdin_text
 from ctx_cli.output import fields, table
 
 TIMED_OUT = 124  # what timeout(1) exits with
-
-
-def _sandbox(app: App, *, network: bool = False) -> Any:
-    from ctx_cli.sandbox import stats
-    from ctx_cli.sandbox.core import Sandbox
-
-    cfg = app.config
-    return Sandbox(
-        base_url=cfg.base_url,
-        key=cfg.key,
-        session=app.environ.get(stats.SESSION_VARIABLE) or "cli",
-        environ=app.environ,
-        network=network,
-    )
 
 
 def _program(args: argparse.Namespace) -> tuple[str, str]:
@@ -52,7 +38,7 @@ def execute(args: argparse.Namespace, app: App) -> int:
     from ctx_cli.sandbox.core import ToolError
 
     code, language = _program(args)
-    sandbox = _sandbox(app, network=args.network)
+    sandbox = local_sandbox(app, network=args.network)
     try:
         if args.input:
             payload = sandbox.execute_file(

@@ -13,7 +13,7 @@ from typing import Any
 from urllib.parse import quote
 
 from ctx_cli import CliError
-from ctx_cli.commands import App, compact, with_query
+from ctx_cli.commands import App, compact, local_sandbox, with_query
 from ctx_cli.output import progress, table
 
 # A folder's files that are indexed, and how each is cut (the server guesses only without one).
@@ -25,17 +25,10 @@ def _is_url(target: str) -> bool:
     return target.lower().startswith(("http://", "https://"))
 
 
-def _sandbox(app: App, allow_private: bool) -> Any:
-    from ctx_cli.sandbox.core import Sandbox
-
-    cfg = app.config
-    return Sandbox(base_url=cfg.base_url, key=cfg.key, session="cli", allow_private=allow_private)
-
-
 def index_add(args: argparse.Namespace, app: App) -> int:
     from ctx_cli.sandbox.core import ToolError, read_document
 
-    sandbox = _sandbox(app, args.allow_private)
+    sandbox = local_sandbox(app, allow_private=args.allow_private)
     try:
         if Path(args.target).expanduser().is_dir():
             return _index_folder(args, app, sandbox)

@@ -14,7 +14,7 @@ from ctx_cli.output import Output, fields
 VERSION_TIMEOUT = 3.0  # `ctx version` answers quickly even when the server does not
 
 
-def _server_version(app: App) -> tuple[str | None, str | None]:
+def server_version(app: App) -> tuple[str | None, str | None]:
     """(version, None) from the server's MCP handshake (its serverInfo), or (None, why not).
 
     `ctx version` must work without configuration and offline, so nothing here is an error.
@@ -42,7 +42,7 @@ def version(args: argparse.Namespace, app: App) -> int:
         else:
             app.out.text(f"ctx {__version__} (client)")
         return 0
-    server, why = _server_version(app)
+    server, why = server_version(app)
     if app.out.as_json:
         app.out.json({"client": __version__, "server": server})
     elif server:
